@@ -1,0 +1,84 @@
+"""``corpus-pipeline``: one entry point, the subcommands of the contract.
+
+This module only parses arguments, loads the configuration and hands over to
+``corpus_pipeline.commands.<name>``; each command module has
+``add_arguments(parser)``, ``plan(args, cfg) -> list[str]`` (what ``--dry-run``
+prints besides the configuration) and ``run(args, cfg) -> int``.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import traceback
+from typing import Optional
+
+from .config import ConfigError, load_config
+from .errors import UsageError
+
+COMMANDS = {
+    "minicrawl": "write a deterministic, labeled local crawl (gzip WARCs + labels.jsonl)",
+    "ingest": "WARCs -> extracted, deduplicated RUN/pages",
+    "train": "train the fastText maths classifier from JSONL/Parquet files",
+    "score": "add a maths score column to a JSONL/Parquet file",
+    "run": "the whole loop: ingest, iterate to saturation, decontaminate, report",
+    "annotate": "show the worksheet of flagged domains and path prefixes to mark",
+    "decontaminate": "remove benchmark text from a JSONL/Parquet corpus",
+    "report": "(re)write RUN/report from the run folder",
+    "submit": "run a command on a Spark cluster through spark-submit",
+}
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", metavar="FILE", help="TOML configuration file")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a setting, e.g. --set classifier.dim=128 (repeatable)")
+    p.add_argument("--dry-run", action="store_true", help="print the resolved configuration and the plan; write nothing")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="corpus-pipeline", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name, help_text in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        _common(p)
+        _module(name).add_arguments(p)
+    return parser
+
+
+def _module(name: str):
+    return importlib.import_module(f"corpus_pipeline.commands.{name}")
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse: 2 on bad usage, 0 on --help
+        return int(e.code or 0)
+    mod = _module(args.command)
+    try:
+        cfg = load_config(args.config, args.overrides)
+        if args.dry_run:
+            print("# resolved configuration")
+            print(cfg.to_toml())
+            print("# plan")
+            for line in mod.plan(args, cfg):
+                print(f"- {line}")
+            return 0
+        return int(mod.run(args, cfg) or 0)
+    except (ConfigError, UsageError) as e:
+        print(f"corpus-pipeline {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # noqa: BLE001 - last resort: exit 1 with the cause
+        traceback.print_exc()
+        print(f"corpus-pipeline {args.command}: failed: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per CLI command: add_arguments(parser), plan(args, cfg), run(args, cfg)."""

@@ -1,0 +1,315 @@
+"""Typed, validated settings for every stage.
+
+One TOML file (sections below) plus repeated ``--set section.key=value``
+overrides.  Unknown sections or keys and wrong types are errors that name the
+key (:class:`ConfigError`, exit code 2 in the CLI).  Defaults are the paper's
+(DeepSeekMath §2.1) where it gives one.
+
+Each stage reads only its own section, so a stage's resolved section is what
+gets recorded in that stage's commit marker.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import tomllib
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+
+class ConfigError(ValueError):
+    """Invalid configuration: the message names the file and/or key."""
+
+
+@dataclass
+class SparkConfig:
+    master: Optional[str] = None          # None: spark-submit's setting, else local[*]
+    app_name: str = "corpus_pipeline"
+    driver_memory: Optional[str] = None    # e.g. "4g"; only applies when we start the JVM
+    shuffle_partitions: Optional[int] = None  # None: 2 x default parallelism
+    log_level: str = "WARN"
+    checkpoint_dir: Optional[str] = None   # None: <run>/_checkpoints
+    conf: dict = field(default_factory=dict)  # any other spark.* settings
+
+
+@dataclass
+class IngestConfig:
+    max_page_bytes: int = 2_000_000        # HTTP payloads larger than this are skipped (page_too_large)
+    extract_timeout_s: float = 5.0         # per-page extraction time limit
+    min_text_chars: int = 100              # extracted text shorter than this is dropped (text_too_short)
+    keep_status: list = field(default_factory=lambda: [200])
+    html_content_types: list = field(default_factory=lambda: ["text/html", "application/xhtml+xml"])
+    files_per_task: int = 1                # WARC files per Spark task
+    s3_endpoint_url: Optional[str] = None  # e.g. a loopback S3 server; None: AWS
+    s3_anonymous_buckets: list = field(default_factory=lambda: ["commoncrawl"])
+    s3_anonymous: Optional[bool] = None    # force unsigned (True) / signed (False) for every bucket
+    s3_max_attempts: int = 8               # per request, with exponential backoff
+    s3_read_timeout_s: float = 60.0
+    file_attempts: int = 3                 # whole-file retries after a mid-stream failure
+    manifest_base: str = "s3://commoncrawl/"
+    favor: Literal["default", "recall", "precision"] = "default"
+
+
+@dataclass
+class DedupConfig:
+    url: bool = True
+    exact: bool = True
+    near: bool = True
+    shingle_size: int = 5                  # word n-grams
+    bands: int = 14
+    rows: int = 8                          # bands x rows = num_perm
+    minhash_seed: int = 1
+    verify_jaccard: Optional[float] = 0.7  # exact Jaccard check on candidate pairs; None disables
+    max_iterations_cc: int = 30            # connected components rounds
+    sample_pairs: int = 20                 # removed pairs kept for the report
+
+
+@dataclass
+class ClassifierConfig:
+    dim: int = 256
+    lr: float = 0.1
+    word_ngrams: int = 3
+    min_count: int = 3
+    epoch: int = 3
+    bucket: int = 200_000                  # fastText default 2M gives a 2 GB model at dim 256
+    threads: int = 1                       # >1 makes training non-deterministic
+    seed: int = 0
+    max_words: int = 2000                  # documents truncated to this many tokens
+    negatives_per_positive: float = 1.0
+    holdout_fraction: float = 0.1
+    score_batch_size: int = 512
+
+
+@dataclass
+class SelectConfig:
+    mode: Literal["threshold", "tokens", "fraction"] = "threshold"
+    threshold: float = 0.5
+    token_budget: Optional[int] = None     # mode "tokens"
+    token_fraction: Optional[float] = None  # mode "fraction": share of all tokens (the paper's top-K)
+
+
+@dataclass
+class DomainConfig:
+    key: Literal["host", "registered"] = "host"
+    flag_fraction: float = 0.10            # flagged when collected / pages > this
+    min_pages: int = 1                     # domains with fewer pages are never flagged
+    path_depth: int = 2                    # prefixes of depth 1..path_depth
+    examples: int = 3                      # example URLs per prefix in the worksheet
+
+
+@dataclass
+class AnnotateConfig:
+    mode: Literal["auto", "manual"] = "auto"
+    propose_min_fraction: float = 0.5      # proposer marks a prefix when collected/pages >= this
+    propose_min_pages: int = 5             # ... and it has at least this many pages
+    propose_min_collected: int = 3
+
+
+@dataclass
+class LoopConfig:
+    saturation: float = 0.98
+    max_iterations: int = 6
+    random_seed: int = 42
+
+
+@dataclass
+class DecontamConfig:
+    ngram: int = 10
+    short_min_grams: int = 3
+    benchmarks: list = field(default_factory=list)      # empty: every known benchmark found
+    exclude_short: list = field(default_factory=list)   # benchmarks left out of the short exact rule
+    min_chars_after: int = 100             # pages shorter than this after cleaning are dropped
+
+
+@dataclass
+class Config:
+    spark: SparkConfig = field(default_factory=SparkConfig)
+    ingest: IngestConfig = field(default_factory=IngestConfig)
+    dedup: DedupConfig = field(default_factory=DedupConfig)
+    classifier: ClassifierConfig = field(default_factory=ClassifierConfig)
+    select: SelectConfig = field(default_factory=SelectConfig)
+    domains: DomainConfig = field(default_factory=DomainConfig)
+    annotate: AnnotateConfig = field(default_factory=AnnotateConfig)
+    loop: LoopConfig = field(default_factory=LoopConfig)
+    decontam: DecontamConfig = field(default_factory=DecontamConfig)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def section(self, name: str) -> dict:
+        return dataclasses.asdict(getattr(self, name))
+
+    def to_toml(self) -> str:
+        return dump_toml(self.to_dict())
+
+
+# ---------------------------------------------------------------- validation
+def _type_check(value: Any, tp: Any, key: str) -> Any:
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if tp is Any:
+        return value
+    if origin is typing.Union:  # Optional[X]
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return _type_check(value, inner[0], key)
+    if origin is Literal:
+        if value not in args:
+            raise ConfigError(f"{key}: {value!r} is not one of {', '.join(map(repr, args))}")
+        return value
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{key}: expected true/false, got {value!r}")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{key}: expected an integer, got {value!r}")
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{key}: expected a number, got {value!r}")
+        return float(value)
+    if tp is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{key}: expected a string, got {value!r}")
+        return value
+    if tp is list or origin is list:
+        if not isinstance(value, list):
+            raise ConfigError(f"{key}: expected a list, got {value!r}")
+        return value
+    if tp is dict or origin is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key}: expected a table, got {value!r}")
+        return value
+    return value
+
+
+def _section_types(cls) -> dict:
+    return typing.get_type_hints(cls)
+
+
+def _apply(cfg: Config, data: dict, where: str) -> None:
+    sections = _section_types(Config)
+    for sname, svalues in data.items():
+        if sname not in sections:
+            raise ConfigError(f"{where}: unknown section [{sname}] (known: {', '.join(sections)})")
+        if not isinstance(svalues, dict):
+            raise ConfigError(f"{where}: [{sname}] must be a table")
+        section = getattr(cfg, sname)
+        hints = _section_types(type(section))
+        for key, value in svalues.items():
+            if key not in hints:
+                raise ConfigError(f"{where}: unknown key {sname}.{key} (known: {', '.join(hints)})")
+            setattr(section, key, _type_check(value, hints[key], f"{sname}.{key}"))
+
+
+def _check_ranges(cfg: Config) -> None:
+    def need(cond: bool, key: str, msg: str) -> None:
+        if not cond:
+            raise ConfigError(f"{key}: {msg}")
+
+    need(cfg.ingest.max_page_bytes > 0, "ingest.max_page_bytes", "must be > 0")
+    need(cfg.ingest.extract_timeout_s > 0, "ingest.extract_timeout_s", "must be > 0")
+    need(cfg.ingest.files_per_task >= 1, "ingest.files_per_task", "must be >= 1")
+    need(cfg.ingest.s3_max_attempts >= 1, "ingest.s3_max_attempts", "must be >= 1")
+    need(cfg.ingest.file_attempts >= 1, "ingest.file_attempts", "must be >= 1")
+    need(cfg.dedup.shingle_size >= 1, "dedup.shingle_size", "must be >= 1")
+    need(cfg.dedup.bands >= 1 and cfg.dedup.rows >= 1, "dedup.bands", "bands and rows must be >= 1")
+    need(cfg.dedup.verify_jaccard is None or 0 < cfg.dedup.verify_jaccard <= 1,
+         "dedup.verify_jaccard", "must be in (0, 1] or unset")
+    for k in ("dim", "epoch", "min_count", "word_ngrams", "bucket", "threads", "max_words", "score_batch_size"):
+        need(getattr(cfg.classifier, k) >= 1, f"classifier.{k}", "must be >= 1")
+    need(cfg.classifier.lr > 0, "classifier.lr", "must be > 0")
+    need(0 <= cfg.classifier.holdout_fraction < 1, "classifier.holdout_fraction", "must be in [0, 1)")
+    need(cfg.classifier.negatives_per_positive > 0, "classifier.negatives_per_positive", "must be > 0")
+    need(0 <= cfg.select.threshold <= 1, "select.threshold", "must be in [0, 1]")
+    if cfg.select.mode == "tokens":
+        need(cfg.select.token_budget is not None and cfg.select.token_budget > 0,
+             "select.token_budget", "mode 'tokens' needs a positive token_budget")
+    if cfg.select.mode == "fraction":
+        need(cfg.select.token_fraction is not None and 0 < cfg.select.token_fraction <= 1,
+             "select.token_fraction", "mode 'fraction' needs token_fraction in (0, 1]")
+    need(0 <= cfg.domains.flag_fraction < 1, "domains.flag_fraction", "must be in [0, 1)")
+    need(cfg.domains.path_depth >= 1, "domains.path_depth", "must be >= 1")
+    need(0 <= cfg.annotate.propose_min_fraction <= 1, "annotate.propose_min_fraction", "must be in [0, 1]")
+    need(0 < cfg.loop.saturation <= 1, "loop.saturation", "must be in (0, 1]")
+    need(cfg.loop.max_iterations >= 1, "loop.max_iterations", "must be >= 1")
+    need(cfg.decontam.ngram >= 2, "decontam.ngram", "must be >= 2")
+    need(1 <= cfg.decontam.short_min_grams < cfg.decontam.ngram, "decontam.short_min_grams",
+         "must be >= 1 and below decontam.ngram")
+
+
+def parse_override(text: str) -> tuple[str, str, Any]:
+    """``section.key=value`` -> (section, key, value); value parsed as TOML, else a string."""
+    if "=" not in text:
+        raise ConfigError(f"--set {text!r}: expected section.key=value")
+    dotted, raw = text.split("=", 1)
+    parts = dotted.strip().split(".")
+    if len(parts) != 2 or not all(parts):
+        raise ConfigError(f"--set {text!r}: key must be section.key (for example classifier.dim)")
+    raw = raw.strip()
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    if raw.lower() in ("none", "null"):
+        value = None
+    return parts[0], parts[1], value
+
+
+def load_config(path: Optional[str | Path] = None, overrides: Optional[list[str]] = None) -> Config:
+    cfg = Config()
+    if path is not None:
+        p = Path(path)
+        try:
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"{p}: config file not found") from None
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"{p}: not valid TOML: {e}") from None
+        except UnicodeDecodeError as e:
+            raise ConfigError(f"{p}: not UTF-8 text: {e}") from None
+        _apply(cfg, data, str(p))
+    for item in overrides or []:
+        section, key, value = parse_override(item)
+        _apply(cfg, {section: {key: value}}, f"--set {item}")
+    _check_ranges(cfg)
+    return cfg
+
+
+def config_from_dict(data: dict) -> Config:
+    cfg = Config()
+    _apply(cfg, data, "config")
+    _check_ranges(cfg)
+    return cfg
+
+
+# ---------------------------------------------------------------- TOML output
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{json.dumps(str(k))} = {_toml_value(x)}" for k, x in v.items()) + "}"
+    raise TypeError(v)
+
+
+def dump_toml(data: dict) -> str:
+    out = []
+    for sname, section in data.items():
+        out.append(f"[{sname}]")
+        for k, v in section.items():
+            if v is None:
+                out.append(f"# {k} = (unset)")
+            else:
+                out.append(f"{k} = {_toml_value(v)}")
+        out.append("")
+    return "\n".join(out)

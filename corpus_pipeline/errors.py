@@ -1,0 +1,23 @@
+"""Errors with a meaning for the exit code (see the contract)."""
+from __future__ import annotations
+
+
+class UsageError(ValueError):
+    """Bad usage or an input file that is not what it claims to be: exit 2.
+
+    The message names the file, key or line.
+    """
+
+
+class InputFileError(UsageError):
+    """A labels, marked-path, benchmark, seed or config file that cannot be used."""
+
+    def __init__(self, path, message: str, line: int | None = None):
+        where = f"{path}:{line}" if line is not None else f"{path}"
+        super().__init__(f"{where}: {message}")
+        self.path = str(path)
+        self.line = line
+
+
+class NoInputError(RuntimeError):
+    """No input could be read at all: exit 1."""

@@ -1,0 +1,200 @@
+"""A small filesystem layer that understands URIs.
+
+Local paths (and ``file://``) use the OS; any other scheme (``hdfs://``,
+``gs://``, ``s3a://``, ``abfs://`` ...) goes through Hadoop's FileSystem API in
+the active SparkSession's JVM, so run folders work on cluster filesystems.
+Run outputs are only ever touched through :func:`get_fs`.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Optional
+from urllib.parse import urlparse
+
+
+def is_local(uri: str) -> bool:
+    scheme = urlparse(str(uri)).scheme
+    return scheme in ("", "file") or (len(scheme) == 1)  # 1-letter: Windows drive
+
+
+def local_path(uri: str) -> str:
+    u = str(uri)
+    return u[len("file://"):] if u.startswith("file://") else u
+
+
+def join(base: str, *parts: str) -> str:
+    out = str(base).rstrip("/")
+    for p in parts:
+        out = out + "/" + str(p).strip("/")
+    return out
+
+
+class LocalFS:
+    def exists(self, uri: str) -> bool:
+        return os.path.exists(local_path(uri))
+
+    def isdir(self, uri: str) -> bool:
+        return os.path.isdir(local_path(uri))
+
+    def mkdirs(self, uri: str) -> None:
+        os.makedirs(local_path(uri), exist_ok=True)
+
+    def delete(self, uri: str) -> None:
+        p = local_path(uri)
+        if os.path.isdir(p):
+            shutil.rmtree(p)
+        elif os.path.exists(p):
+            os.remove(p)
+
+    def rename(self, src: str, dst: str) -> None:
+        os.replace(local_path(src), local_path(dst))
+
+    def listdir(self, uri: str) -> list[str]:
+        p = local_path(uri)
+        return sorted(os.listdir(p)) if os.path.isdir(p) else []
+
+    def read_bytes(self, uri: str) -> bytes:
+        return Path(local_path(uri)).read_bytes()
+
+    def write_bytes(self, uri: str, data: bytes) -> None:
+        """Atomic: written beside the target, then renamed over it."""
+        p = Path(local_path(uri))
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, p)
+
+    def read_text(self, uri: str) -> str:
+        return self.read_bytes(uri).decode("utf-8")
+
+    def write_text(self, uri: str, text: str) -> None:
+        self.write_bytes(uri, text.encode("utf-8"))
+
+    def get_local(self, uri: str, local: str) -> str:
+        """A local copy of a file (for libraries that need a path)."""
+        return local_path(uri)
+
+    def put_local(self, local: str, uri: str) -> None:
+        dst = local_path(uri)
+        if os.path.abspath(local) == os.path.abspath(dst):
+            return
+        os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
+        shutil.copyfile(local, dst + ".tmp")
+        os.replace(dst + ".tmp", dst)
+
+
+class HadoopFS:
+    """Hadoop FileSystem through py4j; needs an active SparkSession."""
+
+    def __init__(self, spark=None):
+        if spark is None:
+            from pyspark.sql import SparkSession
+
+            spark = SparkSession.getActiveSession()
+            if spark is None:
+                raise RuntimeError("a SparkSession is needed to reach a non-local run folder")
+        self._jvm = spark._jvm
+        self._conf = spark._jsc.hadoopConfiguration()
+
+    def _path(self, uri: str):
+        return self._jvm.org.apache.hadoop.fs.Path(uri)
+
+    def _fs(self, uri: str):
+        return self._path(uri).getFileSystem(self._conf)
+
+    def exists(self, uri: str) -> bool:
+        return bool(self._fs(uri).exists(self._path(uri)))
+
+    def isdir(self, uri: str) -> bool:
+        fs = self._fs(uri)
+        p = self._path(uri)
+        return bool(fs.exists(p) and fs.getFileStatus(p).isDirectory())
+
+    def mkdirs(self, uri: str) -> None:
+        self._fs(uri).mkdirs(self._path(uri))
+
+    def delete(self, uri: str) -> None:
+        fs = self._fs(uri)
+        p = self._path(uri)
+        if fs.exists(p):
+            fs.delete(p, True)
+
+    def rename(self, src: str, dst: str) -> None:
+        fs = self._fs(src)
+        if fs.exists(self._path(dst)):
+            fs.delete(self._path(dst), True)
+        if not fs.rename(self._path(src), self._path(dst)):
+            raise OSError(f"rename {src} -> {dst} failed")
+
+    def listdir(self, uri: str) -> list[str]:
+        fs = self._fs(uri)
+        p = self._path(uri)
+        if not fs.exists(p):
+            return []
+        return sorted(st.getPath().getName() for st in fs.listStatus(p))
+
+    def read_bytes(self, uri: str) -> bytes:
+        fs = self._fs(uri)
+        stream = fs.open(self._path(uri))
+        try:
+            # py4j cannot fill a Python buffer in place: commons-io (on Spark's classpath) reads it all
+            return bytes(self._jvm.org.apache.commons.io.IOUtils.toByteArray(stream))
+        finally:
+            stream.close()
+
+    def write_bytes(self, uri: str, data: bytes) -> None:
+        tmp = uri + ".tmp"
+        fs = self._fs(uri)
+        out = fs.create(self._path(tmp), True)
+        try:
+            out.write(bytearray(data))
+        finally:
+            out.close()
+        self.rename(tmp, uri)
+
+    def read_text(self, uri: str) -> str:
+        return self.read_bytes(uri).decode("utf-8")
+
+    def write_text(self, uri: str, text: str) -> None:
+        self.write_bytes(uri, text.encode("utf-8"))
+
+    def get_local(self, uri: str, local: str) -> str:
+        self._fs(uri).copyToLocalFile(False, self._path(uri), self._jvm.org.apache.hadoop.fs.Path(local), True)
+        return local
+
+    def put_local(self, local: str, uri: str) -> None:
+        self._fs(uri).copyFromLocalFile(False, True, self._jvm.org.apache.hadoop.fs.Path(local), self._path(uri))
+
+
+_LOCAL = LocalFS()
+
+
+def get_fs(uri: str, spark=None):
+    return _LOCAL if is_local(uri) else HadoopFS(spark)
+
+
+def to_spark_uri(uri: str) -> str:
+    """Spark readers want absolute paths for local folders."""
+    if is_local(uri):
+        return "file://" + os.path.abspath(local_path(uri))
+    return uri
+
+
+def local_copy(uri: str, spark=None, suffix: str = "") -> str:
+    """A path on this machine holding the file at ``uri`` (copied when remote)."""
+    if is_local(uri):
+        return local_path(uri)
+    d = tempfile.mkdtemp(prefix="cp_")
+    return get_fs(uri, spark).get_local(uri, os.path.join(d, os.path.basename(uri.rstrip("/")) + suffix))
+
+
+def abspath(uri: str) -> str:
+    return os.path.abspath(local_path(uri)) if is_local(uri) else uri
+
+
+def basename(uri: Optional[str]) -> str:
+    return os.path.basename(str(uri).rstrip("/"))

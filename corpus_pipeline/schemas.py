@@ -1,0 +1,84 @@
+"""The schema of every table at a stage boundary, in one place.
+
+Schemas are written as Spark DDL strings so this module needs no Spark; the
+Spark layer turns them into ``StructType`` (``spark/io.py``) and the pure code
+uses :func:`columns` to build rows in the right order.  Columns named in
+``../CONTRACT.md`` keep their names and meanings; extra columns are extensions.
+"""
+from __future__ import annotations
+
+# RUN/pages: one row per deduplicated page (ingest output, reused by every iteration)
+PAGES = (
+    "page_id STRING, url STRING, host STRING, path STRING, title STRING, text STRING, "
+    "n_tokens BIGINT, warc_file STRING, warc_offset BIGINT, has_math_markup BOOLEAN, "
+    "math_kinds STRING, fetched_at STRING, lang STRING"
+)
+
+# Ingest's intermediate rows (before dedup): a page plus what dedup needs.
+EXTRACTED = PAGES + ", norm_url STRING, text_hash STRING"
+
+# Counted skips and drops: stage, reason, source file, count.  Every stage that
+# drops records writes one of these next to its output.
+SKIPS = "stage STRING, reason STRING, source STRING, count BIGINT"
+
+# Near-dedup sidecar: which page was removed in favour of which survivor.
+DUPLICATES = "page_id STRING, kept_page_id STRING, kind STRING, similarity DOUBLE"
+
+# RUN/iter=NNN/seed: the positives an iteration trains on.  text is an
+# extension (seed-corpus documents have no page to join to).
+SEED = "seed_id STRING, page_id STRING, source STRING, added_in INT, text STRING"
+
+# RUN/iter=NNN/scores
+SCORES = "page_id STRING, score DOUBLE"
+
+# RUN/iter=NNN/collected: only pages the classifier selected
+COLLECTED = "page_id STRING, score DOUBLE, n_tokens BIGINT"
+
+# RUN/iter=NNN/domains
+DOMAINS = "host STRING, pages BIGINT, collected BIGINT, fraction DOUBLE, flagged BOOLEAN"
+
+# RUN/iter=NNN/annotations/prefixes: per flagged domain, per URL path prefix
+PREFIXES = (
+    "host STRING, prefix STRING, depth INT, pages BIGINT, collected BIGINT, fraction DOUBLE, "
+    "examples STRING"
+)
+
+# RUN/final/corpus
+FINAL_CORPUS = (
+    "page_id STRING, url STRING, host STRING, text STRING, score DOUBLE, first_iteration INT, "
+    "n_tokens BIGINT"
+)
+
+# RUN/final/contamination
+CONTAMINATION = "page_id STRING, benchmark STRING, item_id STRING, action STRING, reason STRING"
+
+
+def columns(ddl: str) -> list[str]:
+    """Column names of a DDL schema, in order."""
+    return [part.strip().split()[0] for part in _split_top(ddl)]
+
+
+def types(ddl: str) -> dict[str, str]:
+    return {p.strip().split()[0]: p.strip().split()[1].upper() for p in _split_top(ddl)}
+
+
+def _split_top(ddl: str) -> list[str]:
+    parts, depth, cur = [], 0, []
+    for ch in ddl:
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        parts.append("".join(cur))
+    return parts
+
+
+def row(ddl: str, values: dict) -> tuple:
+    """A tuple in schema order from a dict (missing keys are None)."""
+    return tuple(values.get(c) for c in columns(ddl))
