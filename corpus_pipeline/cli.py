@@ -26,6 +26,7 @@ COMMANDS = {
     "decontaminate": "remove benchmark text from a JSONL/Parquet corpus",
     "report": "(re)write RUN/report from the run folder",
     "submit": "run a command on a Spark cluster through spark-submit",
+    "fetch-benchmarks": "download the public benchmark test sets used by decontaminate (needs network)",
 }
 
 
@@ -48,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _module(name: str):
-    return importlib.import_module(f"corpus_pipeline.commands.{name}")
+    return importlib.import_module(f"corpus_pipeline.commands.{name.replace('-', '_')}")
 
 
 def main(argv: Optional[list[str]] = None) -> int:
