@@ -97,6 +97,8 @@ class DomainConfig:
     min_pages: int = 1                     # domains with fewer pages are never flagged
     path_depth: int = 2                    # prefixes of depth 1..path_depth
     examples: int = 3                      # example URLs per prefix in the worksheet
+    prefix_min_pages: int = 2              # prefixes with fewer pages are left out of the prefix stats
+    max_prefixes_per_domain: int = 200     # at most this many prefixes per host (most pages first)
 
 
 @dataclass
@@ -105,6 +107,7 @@ class AnnotateConfig:
     propose_min_fraction: float = 0.5      # proposer marks a prefix when collected/pages >= this
     propose_min_pages: int = 5             # ... and it has at least this many pages
     propose_min_collected: int = 3
+    worksheet_max_prefixes: int = 40       # candidate prefixes listed per host in the worksheet
 
 
 @dataclass
@@ -234,6 +237,13 @@ def _check_ranges(cfg: Config) -> None:
              "select.token_fraction", "mode 'fraction' needs token_fraction in (0, 1]")
     need(0 <= cfg.domains.flag_fraction < 1, "domains.flag_fraction", "must be in [0, 1)")
     need(cfg.domains.path_depth >= 1, "domains.path_depth", "must be >= 1")
+    need(cfg.domains.min_pages >= 1, "domains.min_pages", "must be >= 1")
+    need(cfg.domains.examples >= 0, "domains.examples", "must be >= 0")
+    need(cfg.domains.prefix_min_pages >= 1, "domains.prefix_min_pages", "must be >= 1")
+    need(cfg.domains.max_prefixes_per_domain >= 1, "domains.max_prefixes_per_domain", "must be >= 1")
+    need(cfg.annotate.propose_min_pages >= 1, "annotate.propose_min_pages", "must be >= 1")
+    need(cfg.annotate.propose_min_collected >= 1, "annotate.propose_min_collected", "must be >= 1")
+    need(cfg.annotate.worksheet_max_prefixes >= 1, "annotate.worksheet_max_prefixes", "must be >= 1")
     need(0 <= cfg.annotate.propose_min_fraction <= 1, "annotate.propose_min_fraction", "must be in [0, 1]")
     need(0 < cfg.loop.saturation <= 1, "loop.saturation", "must be in (0, 1]")
     need(cfg.loop.max_iterations >= 1, "loop.max_iterations", "must be >= 1")

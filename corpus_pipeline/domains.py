@@ -1,0 +1,208 @@
+"""Domain and URL-path aggregation rules (pure; no Spark).
+
+Step 3 of the DeepSeekMath loop: a *domain* whose pages were collected often
+enough is *flagged*, and its URL paths are broken down into prefixes so a
+person (or the proposer in ``annotate.py``) can mark the mathematical ones.
+
+Rules and their defaults (``[domains]`` in the configuration, ``DomainConfig``):
+
+``key = "host"``
+    The domain of a page is its host: lower-cased, without port, user info or
+    trailing dot (the paper's "same base URL").  ``"registered"`` groups hosts
+    by registered domain (``math.stackexchange.com`` and
+    ``cooking.stackexchange.com`` -> ``stackexchange.com``) using the public
+    suffix list snapshot bundled with ``tldextract``: remote suffix lists and
+    the disk cache are turned off, so nothing is downloaded or written at run
+    time.  Hosts without a registered domain (IP addresses, ``localhost``)
+    keep their host as key.
+``flag_fraction = 0.10``, ``min_pages = 1``
+    A domain is flagged when ``collected / pages > flag_fraction`` (strictly:
+    exactly 10% is *not* flagged) and it has at least ``min_pages`` pages.
+``path_depth = 2``
+    Path prefixes of depths 1..path_depth are directory prefixes of the URL
+    path, each ending in ``/``: ``/questions/123/slug`` gives ``/questions/``
+    (depth 1) and ``/questions/123/`` (depth 2).  The last path segment is a
+    page, not a directory: ``/about`` has no prefix.  Query strings are not
+    part of the path.  A page is *under* a prefix when its path starts with it.
+``prefix_min_pages = 2``, ``max_prefixes_per_domain = 200``
+    Prefix statistics keep prefixes with at least ``prefix_min_pages`` pages,
+    and at most ``max_prefixes_per_domain`` per host (most pages first, ties
+    by prefix), so the worksheet stays human-scale on large crawls (one depth-2
+    prefix per question id would otherwise flood it).
+``examples = 3``
+    Up to this many collected *and* this many uncollected example pages
+    (url, title) per prefix, chosen by page id (a stable hash), not by
+    partition order.
+
+Prefix statistics are per *host* (the host written in a marked path
+``<host><prefix>``), for the hosts whose domain key is flagged; with the
+default ``key = "host"`` the two coincide.
+
+The functions here are the reference of the rules; ``spark/domains.py``
+applies the same rules to DataFrames (and its tests compare the two).
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+from .config import DomainConfig
+
+
+# ---------------------------------------------------------------- domain key
+def normalize_host(host: Optional[str]) -> str:
+    """Lower-cased host without user info, port or trailing dot ('' when empty)."""
+    h = (host or "").strip().lower()
+    h = h.rsplit("@", 1)[-1]
+    if not h.startswith("[") and ":" in h:
+        name, _, port = h.rpartition(":")
+        if port.isdigit() or port == "":
+            h = name
+    return h.rstrip(".")
+
+
+@functools.lru_cache(maxsize=1)
+def _offline_extractor():
+    """tldextract with its bundled public-suffix snapshot only: no network, no disk cache."""
+    import tldextract
+
+    return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True,
+                                 include_psl_private_domains=False)
+
+
+def registered_domain(host: str) -> str:
+    """``a.b.example.co.uk`` -> ``example.co.uk``; '' when the host has none (IP, localhost)."""
+    h = normalize_host(host)
+    if not h:
+        return ""
+    ext = _offline_extractor()(h)
+    if not ext.domain or not ext.suffix:
+        return ""
+    return f"{ext.domain}.{ext.suffix}"
+
+
+def domain_key(host: Optional[str], key: str = "host") -> str:
+    """The domain a page is counted under: its host, or its registered domain."""
+    h = normalize_host(host)
+    if key == "host" or not h:
+        return h
+    if key == "registered":
+        return registered_domain(h) or h
+    raise ValueError(f"unknown domain key {key!r} (expected 'host' or 'registered')")
+
+
+# ---------------------------------------------------------------- path prefixes
+def path_prefixes(path: Optional[str], depth: int) -> list[str]:
+    """Directory prefixes of ``path`` of depths 1..depth, shallowest first.
+
+    ``/questions/123/slug`` -> ``['/questions/', '/questions/123/']`` (depth 2);
+    ``/about`` -> ``[]``; ``/a/b/`` -> ``['/a/', '/a/b/']``.  Empty segments
+    (``//``) are kept literally so every prefix is a string prefix of the path.
+    """
+    p = path or "/"
+    if not p.startswith("/"):
+        p = "/" + p
+    out: list[str] = []
+    pos = 0
+    while len(out) < depth:
+        nxt = p.find("/", pos + 1)
+        if nxt < 0:
+            break
+        out.append(p[: nxt + 1])
+        pos = nxt
+    return out
+
+
+def prefix_depth(prefix: str) -> int:
+    """Number of directory levels of a prefix: ``/a/`` -> 1, ``/a/b/`` -> 2."""
+    return max(prefix.count("/") - 1, 0)
+
+
+def is_under(path: Optional[str], prefix: str) -> bool:
+    return (path or "/").startswith(prefix)
+
+
+# ---------------------------------------------------------------- flags
+def fraction(collected: int, pages: int) -> float:
+    return (collected / pages) if pages else 0.0
+
+
+def is_flagged(pages: int, collected: int, cfg: DomainConfig) -> bool:
+    """More than ``flag_fraction`` of at least ``min_pages`` pages collected (strict >)."""
+    return pages > 0 and pages >= cfg.min_pages and fraction(collected, pages) > cfg.flag_fraction
+
+
+# ---------------------------------------------------------------- reference aggregations
+@dataclass(frozen=True)
+class PageRef:
+    """The few page fields the domain step needs."""
+
+    page_id: str
+    host: str
+    path: str
+    collected: bool
+    url: str = ""
+    title: str = ""
+
+
+def aggregate_domains(pages: Iterable[PageRef], cfg: DomainConfig) -> list[dict]:
+    """Rows of the DOMAINS table (host = domain key), sorted by host.  Pages without a host are left out."""
+    counts: dict[str, list[int]] = {}
+    for p in pages:
+        k = domain_key(p.host, cfg.key)
+        if not k:
+            continue
+        c = counts.setdefault(k, [0, 0])
+        c[0] += 1
+        c[1] += 1 if p.collected else 0
+    return [
+        {"host": k, "pages": n, "collected": c, "fraction": fraction(c, n), "flagged": is_flagged(n, c, cfg)}
+        for k, (n, c) in sorted(counts.items())
+    ]
+
+
+def aggregate_prefixes(pages: Iterable[PageRef], flagged_keys: set, cfg: DomainConfig) -> list[dict]:
+    """Rows of the PREFIXES table for pages whose domain key is in ``flagged_keys``.
+
+    ``examples`` is a list of ``{"url", "title", "collected"}`` (the Spark layer
+    writes it as a JSON string): collected examples first, each kind by page id.
+    Sorted by host, depth, prefix.
+    """
+    stats: dict[tuple, dict] = {}
+    for p in pages:
+        host = normalize_host(p.host)
+        if not host or domain_key(host, cfg.key) not in flagged_keys:
+            continue
+        for d, pre in enumerate(path_prefixes(p.path, cfg.path_depth), start=1):
+            s = stats.setdefault((host, pre), {"depth": d, "pages": 0, "collected": 0, "ex": []})
+            s["pages"] += 1
+            s["collected"] += 1 if p.collected else 0
+            s["ex"].append((not p.collected, p.page_id, p.url, p.title, p.collected))
+    per_host: dict[str, list] = {}
+    for (host, pre), s in stats.items():
+        if s["pages"] >= cfg.prefix_min_pages:
+            per_host.setdefault(host, []).append((pre, s))
+    rows = []
+    for host, items in per_host.items():
+        items.sort(key=lambda t: (-t[1]["pages"], t[0]))
+        for pre, s in items[: cfg.max_prefixes_per_domain]:
+            rows.append({
+                "host": host, "prefix": pre, "depth": s["depth"], "pages": s["pages"],
+                "collected": s["collected"], "fraction": fraction(s["collected"], s["pages"]),
+                "examples": choose_examples(s["ex"], cfg.examples),
+            })
+    rows.sort(key=lambda r: (r["host"], r["depth"], r["prefix"]))
+    return rows
+
+
+def choose_examples(items: list[tuple], n: int) -> list[dict]:
+    """Up to ``n`` collected and ``n`` uncollected examples; items are
+    ``(not collected, page_id, url, title, collected)``; collected first, then by page id."""
+    out, taken = [], {True: 0, False: 0}
+    for item in sorted(items, key=lambda t: (t[0], t[1])):
+        c = bool(item[4])
+        if taken[c] < n:
+            taken[c] += 1
+            out.append({"url": item[2], "title": item[3], "collected": c})
+    return out
