@@ -50,6 +50,8 @@ class IngestConfig:
     file_attempts: int = 3                 # whole-file retries after a mid-stream failure
     manifest_base: str = "s3://commoncrawl/"
     favor: Literal["default", "recall", "precision"] = "default"
+    file_retry_backoff_s: float = 1.0      # first wait before re-opening a file after a mid-stream failure (doubles)
+    s3_connect_timeout_s: float = 10.0
 
 
 @dataclass
@@ -219,6 +221,8 @@ def _check_ranges(cfg: Config) -> None:
     need(cfg.ingest.files_per_task >= 1, "ingest.files_per_task", "must be >= 1")
     need(cfg.ingest.s3_max_attempts >= 1, "ingest.s3_max_attempts", "must be >= 1")
     need(cfg.ingest.file_attempts >= 1, "ingest.file_attempts", "must be >= 1")
+    need(cfg.ingest.file_retry_backoff_s >= 0, "ingest.file_retry_backoff_s", "must be >= 0")
+    need(cfg.ingest.min_text_chars >= 0, "ingest.min_text_chars", "must be >= 0")
     need(cfg.dedup.shingle_size >= 1, "dedup.shingle_size", "must be >= 1")
     need(cfg.dedup.bands >= 1 and cfg.dedup.rows >= 1, "dedup.bands", "bands and rows must be >= 1")
     need(cfg.dedup.verify_jaccard is None or 0 < cfg.dedup.verify_jaccard <= 1,
