@@ -152,6 +152,13 @@ class RunFolder:
         self.fs.write_text(fsmod.join(path, MARKER), json.dumps(marker, indent=2, sort_keys=True, default=str))
         return StageResult(path, counts, config or {}, False)
 
+    def commit_in_place(self, path: str, counts: dict, config: Optional[dict] = None) -> None:
+        """Commit a folder whose files were written in place (the annotation worksheet,
+        which a person edits between two runs): only the marker makes it final."""
+        marker = {"stage": self._rel(path), "config": config or {}, "counts": counts,
+                  "committed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        self.fs.write_text(fsmod.join(path, MARKER), json.dumps(marker, indent=2, sort_keys=True, default=str))
+
     def _rel(self, path: str) -> str:
         return path[len(self.uri) + 1:] if path.startswith(self.uri + "/") else path
 

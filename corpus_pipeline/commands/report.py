@@ -1,14 +1,29 @@
-"""`corpus-pipeline report` (not implemented yet)."""
+"""`corpus-pipeline report RUN`: (re)write RUN/report from the run folder."""
 from __future__ import annotations
 
 
 def add_arguments(p) -> None:
-    pass
+    p.add_argument("run", metavar="RUN", help="run folder")
 
 
 def plan(args, cfg) -> list[str]:
-    return ["report: not implemented yet"]
+    return [f"read commit markers under {args.run}", f"write {args.run}/report/summary.json, index.html, summary.md"]
 
 
 def run(args, cfg) -> int:
-    raise NotImplementedError("report is not implemented yet")
+    from .. import fs as fsmod
+    from ..errors import UsageError
+    from ..report import write_report
+    from ..runfolder import RunFolder
+
+    spark = None
+    if not fsmod.is_local(args.run):
+        from ..spark.session import get_spark
+
+        spark = get_spark(cfg.spark)
+    run = RunFolder(args.run, spark)
+    if not run.fs.exists(run.uri):
+        raise UsageError(f"{args.run}: no such run folder")
+    write_report(run, echo=print)
+    print(f"report: {run.report_dir}/index.html")
+    return 0

@@ -1,14 +1,59 @@
-"""`corpus-pipeline run` (not implemented yet)."""
+"""`corpus-pipeline run`: ingest once, iterate until saturation, decontaminate, report."""
 from __future__ import annotations
 
 
 def add_arguments(p) -> None:
-    pass
+    p.add_argument("--input", nargs="+", required=True, metavar="SRC",
+                   help="WARC files/globs, s3:// keys or prefixes, or warc.paths(.gz) manifests")
+    p.add_argument("--run", required=True, metavar="RUN", help="run folder (local path or Hadoop URI)")
+    p.add_argument("--seed-corpus", metavar="FILE", help="JSONL/Parquet with a text column (default: seeds/)")
+    p.add_argument("--labels", metavar="FILE", help="labels.jsonl, only to measure true precision/recall")
+    p.add_argument("--benchmarks", metavar="DIR", help="benchmark test sets for decontamination")
+    p.add_argument("--annotate", choices=["auto", "manual"], help="path annotation mode (default: config)")
+    p.add_argument("--max-iterations", type=int, metavar="N")
+
+
+def _inputs(args):
+    from ..loop import LoopInputs
+
+    return LoopInputs(inputs=args.input, run=args.run, seed_corpus=args.seed_corpus, labels=args.labels,
+                      benchmarks=args.benchmarks, annotate=args.annotate, max_iterations=args.max_iterations)
 
 
 def plan(args, cfg) -> list[str]:
-    return ["run: not implemented yet"]
+    mode = args.annotate or cfg.annotate.mode
+    n = args.max_iterations or cfg.loop.max_iterations
+    return [
+        f"ingest {' '.join(args.input)} -> {args.run}/pages (once; reused by every iteration)",
+        f"seed: {args.seed_corpus or 'starter seed in seeds/'}",
+        f"up to {n} iterations: train, score, select ({cfg.select.mode}), domains (> {cfg.domains.flag_fraction:.0%}"
+        f" collected), path annotation ({mode}), seed growth; stop at overlap >= {cfg.loop.saturation}",
+        f"decontaminate against {args.benchmarks}" if args.benchmarks else "no decontamination (no --benchmarks)",
+        f"labels for true precision/recall: {args.labels}" if args.labels else "no labels",
+        f"report -> {args.run}/report/summary.json, index.html",
+    ]
 
 
 def run(args, cfg) -> int:
-    raise NotImplementedError("run is not implemented yet")
+    from ..loop import AWAITING, Loop
+    from ..report import write_report
+    from ..runfolder import RunFolder
+    from ..spark.session import get_spark
+
+    if args.labels:
+        from ..labels import load_labels
+
+        load_labels(args.labels)           # a bad labels file fails before any work
+    if args.seed_corpus:
+        from ..seeds import load_seed_texts
+
+        load_seed_texts(args.seed_corpus)
+    spark = get_spark(cfg.spark)
+    outcome = Loop(spark, _inputs(args), cfg).execute()
+    write_report(RunFolder(args.run, spark), echo=print)
+    if outcome.stopped_because == AWAITING:
+        print(f"\nWaiting for annotation: edit {outcome.marked_file}\n"
+              f"(see `corpus-pipeline annotate {args.run}`), then run the same command again.")
+    else:
+        print(f"stopped because: {outcome.stopped_because}; report: {args.run}/report/index.html")
+    return 0

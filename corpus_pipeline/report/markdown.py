@@ -1,0 +1,31 @@
+"""The Markdown summary printed at the end of a run."""
+from __future__ import annotations
+
+
+def _p(x, pct=False) -> str:
+    if x is None:
+        return "–"
+    return f"{x:.1%}" if pct else f"{x:.3f}"
+
+
+def render_markdown(s: dict) -> str:
+    lines = [f"## corpus_pipeline run: {s.get('run', '')}", "",
+             f"stopped because: **{s.get('stopped_because') or 'not finished'}**", "",
+             "| iter | collected pages | tokens | overlap w/ prev | new | flagged domains | seed | +seed "
+             "| clf P/R/F1 | true P | true R |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"]
+    for it in s.get("iterations", []):
+        c = it.get("classifier") or {}
+        lines.append(
+            f"| {it['iteration']} | {it['collected_pages']:,} | {it['collected_tokens']:,} | "
+            f"{_p(it['overlap_with_previous'], True)} | {it['new_pages']:,} | {it['flagged_domains']} | "
+            f"{it['seed_positives']:,} | {it['seed_added']:,} | "
+            f"{_p(c.get('precision'))}/{_p(c.get('recall'))}/{_p(c.get('f1'))} | "
+            f"{_p(it['true_precision'], True)} | {_p(it['true_recall'], True)} |")
+    f = s.get("final") or {}
+    lines += ["", f"final corpus: {f.get('pages')} pages, {f.get('tokens')} tokens; "
+                  f"decontamination removed {f.get('pages_removed_by_decontamination')} pages and "
+                  f"{f.get('segments_removed')} segments"]
+    if s.get("marked_file"):
+        lines += ["", f"waiting for annotation: mark `{s['marked_file']}` and run the same command again"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,85 @@
+"""summary.json from the run folder (no Spark: only commit markers are read).
+
+Each number is an aggregation of the counts a stage committed, so a report
+rebuilt later (``corpus-pipeline report RUN``) says exactly what the run did.
+"""
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+from .. import fs as fsmod
+from ..runfolder import RunFolder
+
+
+def _classifier(m: dict) -> dict:
+    return {k: m.get(k) for k in ("precision", "recall", "f1")}
+
+
+def build_summary(run: RunFolder) -> dict:
+    iterations = []
+    nums = [i for i in run.iterations() if run.is_committed(run.iteration(i, "collected"))]
+    for i in nums:
+        col = run.counts(run.iteration(i, "collected"))
+        seed = run.counts(run.iteration(i, "seed"))
+        nxt = run.counts(run.iteration(i + 1, "seed"))
+        model = run.counts(run.iteration(i, "model"))
+        dom = run.counts(run.iteration(i, "domains"))
+        ev = run.marker(run.iteration(i, "eval"))
+        ann = run.counts(run.iteration(i, "annotations"))
+        scores = run.counts(run.iteration(i, "scores"))
+        iterations.append({
+            "iteration": i,
+            "collected_pages": col.get("collected_pages", 0),
+            "collected_tokens": col.get("collected_tokens", 0),
+            "overlap_with_previous": col.get("overlap_with_previous"),
+            "new_pages": col.get("new_pages", 0),
+            "flagged_domains": dom.get("flagged_domains", 0),
+            "seed_positives": seed.get("seed_positives", 0),
+            "seed_added": nxt.get("seed_added", 0),
+            "classifier": _classifier(model),
+            "true_precision": ev["counts"].get("true_precision") if ev else None,
+            "true_recall": ev["counts"].get("true_recall") if ev else None,
+            # extensions
+            "domains": dom.get("domains"),
+            "top_flagged_domains": dom.get("top_flagged", []),
+            "marked_prefixes": ann.get("marked", []),
+            "marks_decided_by": ann.get("decided_by", {}),
+            "score_histogram": scores.get("histogram", []),
+            "classifier_detail": {k: v for k, v in model.items() if k not in ("precision", "recall", "f1")},
+        })
+    state = run.read_json(run.path("loop.json"), {}) or {}
+    fin = run.counts(run.final("corpus")) if run.is_committed(run.final("corpus")) else {}
+    pages = run.marker(run.pages) or {}
+    summary = {
+        "iterations": iterations,
+        "stopped_because": state.get("stopped_because"),
+        "final": {
+            "pages": fin.get("pages", 0) if fin else None,
+            "tokens": fin.get("tokens", 0) if fin else None,
+            "pages_removed_by_decontamination": fin.get("pages_removed_by_decontamination"),
+            "segments_removed": fin.get("segments_removed"),
+        },
+        # extensions
+        "run": run.uri,
+        "marked_file": state.get("marked_file"),
+        "ingest": pages.get("counts", {}),
+        "decontamination": fin.get("decontam"),
+    }
+    return summary
+
+
+def write_report(run: RunFolder, echo: Optional[callable] = None) -> dict:
+    from .html import render_html
+    from .markdown import render_markdown
+
+    summary = build_summary(run)
+    out = run.report_dir
+    run.fs.mkdirs(out)
+    run.fs.write_text(fsmod.join(out, "summary.json"), json.dumps(summary, indent=2, ensure_ascii=False))
+    run.fs.write_text(fsmod.join(out, "index.html"), render_html(summary))
+    md = render_markdown(summary)
+    run.fs.write_text(fsmod.join(out, "summary.md"), md)
+    if echo:
+        echo(md)
+    return summary

@@ -1,0 +1,111 @@
+"""Spark operations of the iteration loop that belong to no single stage:
+seed tables, overlap between iterations, label metrics, the final join.
+
+Everything returns DataFrames or small dicts of counts; nothing proportional
+to the corpus reaches the driver.
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import Iterable, Optional
+
+from .. import schemas
+from .io import rows_to_df
+
+
+def seed_corpus_df(spark, texts: Iterable[str], iteration: int = 1):
+    """The seed table of the first iteration from seed-corpus documents (driver-side texts)."""
+    rows, seen = [], set()
+    for t in texts:
+        if not t or not t.strip():
+            continue
+        sid = "s:" + hashlib.sha1(t.encode("utf-8")).hexdigest()[:16]
+        if sid in seen:
+            continue
+        seen.add(sid)
+        rows.append(schemas.row(schemas.SEED, {"seed_id": sid, "page_id": None, "source": "seed",
+                                              "added_in": iteration, "text": t}))
+    n = max(1, min(64, len(rows) // 2000 + 1))
+    return rows_to_df(spark, rows, schemas.SEED, num_slices=n)
+
+
+def grow_seed(seed_df, added_df):
+    """seed(i+1) = seed(i) plus pages added by the path step that are not seeds already."""
+    fresh = added_df.join(seed_df.select("seed_id"), on="seed_id", how="left_anti")
+    if "page_id" in added_df.columns:
+        known = seed_df.where("page_id IS NOT NULL").select("page_id")
+        fresh = fresh.join(known, on="page_id", how="left_anti")
+    cols = schemas.columns(schemas.SEED)
+    return seed_df.select(*cols).unionByName(fresh.select(*cols)), fresh
+
+
+def overlap_counts(collected_df, previous_df=None, earlier_dfs: Optional[list] = None) -> dict:
+    """collected_pages, collected_tokens, overlap_with_previous, new_pages.
+
+    overlap: the share of this iteration's collection the previous one had
+    collected (None in iteration 1; 0 when the collection is empty);
+    new_pages: collected now and in no earlier iteration.
+    """
+    from pyspark.sql import functions as F
+
+    agg = collected_df.agg(F.count("*").alias("n"), F.coalesce(F.sum("n_tokens"), F.lit(0)).alias("t")).first()
+    n, tokens = int(agg["n"]), int(agg["t"])
+    out = {"collected_pages": n, "collected_tokens": tokens, "overlap_with_previous": None, "new_pages": n}
+    if previous_df is not None:
+        both = collected_df.select("page_id").join(previous_df.select("page_id"), "page_id").count()
+        out["overlap_with_previous"] = (both / n) if n else 0.0
+        out["collected_in_both"] = int(both)
+    if earlier_dfs:
+        seen = earlier_dfs[0].select("page_id")
+        for d in earlier_dfs[1:]:
+            seen = seen.unionByName(d.select("page_id"))
+        out["new_pages"] = collected_df.select("page_id").join(seen.distinct(), "page_id", "left_anti").count()
+    return out
+
+
+def score_histogram(scores_df, bins: int = 20) -> list[int]:
+    from pyspark.sql import functions as F
+
+    b = F.least(F.floor(F.col("score") * bins), F.lit(bins - 1)).cast("int")
+    counts = {r["b"]: int(r["n"]) for r in scores_df.select(b.alias("b")).groupBy("b").count()
+              .withColumnRenamed("count", "n").collect()}
+    return [counts.get(i, 0) for i in range(bins)]
+
+
+def labels_df(spark, labels: list[tuple[str, str]]):
+    n = max(1, min(64, len(labels) // 50000 + 1))
+    return rows_to_df(spark, labels, "url STRING, label STRING", num_slices=n)
+
+
+def label_metrics(pages_df, collected_df, labels) -> dict:
+    """True precision/recall of a collection against url labels (the contract's definitions)."""
+    from pyspark.sql import functions as F
+
+    lab = pages_df.select("page_id", "url").join(labels, "url")
+    math_total = lab.where(F.col("label") == "math").count()
+    c = collected_df.select("page_id").join(lab, "page_id")
+    row = c.agg(F.sum(F.when(F.col("label") == "math", 1).otherwise(0)).alias("m"),
+                F.sum(F.when(F.col("label").isin("math", "non-math"), 1).otherwise(0)).alias("l")).first()
+    m, labeled = int(row["m"] or 0), int(row["l"] or 0)
+    return {
+        "true_precision": (m / labeled) if labeled else None,
+        "true_recall": (m / math_total) if math_total else None,
+        "labeled_math_pages": int(math_total),
+        "collected_labeled": labeled,
+        "collected_math": m,
+    }
+
+
+def final_corpus_df(pages_df, last_collected_df, all_collected: list[tuple[int, object]]):
+    """The last collection joined to pages, with the first iteration that collected each page."""
+    from pyspark.sql import functions as F
+
+    first = None
+    for i, df in all_collected:
+        d = df.select("page_id", F.lit(i).alias("first_iteration"))
+        first = d if first is None else first.unionByName(d)
+    first = first.groupBy("page_id").agg(F.min("first_iteration").alias("first_iteration"))
+    out = (last_collected_df.select("page_id", "score")
+           .join(pages_df.select("page_id", "url", "host", "text", "n_tokens"), "page_id")
+           .join(first, "page_id", "left"))
+    return out.select(*schemas.columns(schemas.FINAL_CORPUS))
