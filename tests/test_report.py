@@ -1,0 +1,73 @@
+import json
+
+import pytest
+
+from corpus_pipeline.errors import InputFileError
+from corpus_pipeline.labels import load_labels, precision_recall
+from corpus_pipeline.loop import MAX_ITERATIONS, SATURATED, stop_reason
+from corpus_pipeline.report import build_summary, write_report
+from corpus_pipeline.runfolder import RunFolder
+
+
+def test_stop_rule():
+    assert stop_reason(1, None, 0.98, 6) is None                 # iteration 1 never saturates
+    assert stop_reason(2, 0.97, 0.98, 6) is None
+    assert stop_reason(2, 0.98, 0.98, 6) == SATURATED            # reaching the threshold stops
+    assert stop_reason(6, 0.5, 0.98, 6) == MAX_ITERATIONS
+    assert stop_reason(3, 0.99, 0.98, 3) == SATURATED            # saturation wins over the maximum
+
+
+def test_labels_validation(tmp_path):
+    good = tmp_path / "l.jsonl"
+    good.write_text('{"url": "<http://a/x>", "label": "math"}\n\n{"url": "http://b/", "label": "ambiguous"}\n')
+    assert load_labels(str(good)) == [("http://a/x", "math"), ("http://b/", "ambiguous")]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"url": "http://a/", "label": "math"}\n{"url": 3}\n')
+    with pytest.raises(InputFileError) as e:
+        load_labels(str(bad))
+    assert "bad.jsonl:2" in str(e.value)
+    dup = tmp_path / "dup.jsonl"
+    dup.write_text('{"url": "http://a/", "label": "math"}\n{"url": "http://a/", "label": "non-math"}\n')
+    with pytest.raises(InputFileError, match="dup.jsonl:2"):
+        load_labels(str(dup))
+
+
+def test_precision_recall_ignores_other_labels():
+    p, r = precision_recall(["math", "math", "non-math", "ambiguous"], math_total=4)
+    assert p == pytest.approx(2 / 3) and r == pytest.approx(0.5)
+    assert precision_recall([], 0) == (None, None)
+
+
+def _commit(run, path, counts):
+    run.stage(path, lambda s: counts, log=lambda m: None)
+
+
+def test_summary_from_markers(tmp_path):
+    run = RunFolder(tmp_path / "run")
+    _commit(run, run.pages, {"pages": 10, "skips": {"not_html": 2}})
+    for i, (n, ov) in enumerate([(4, None), (5, 0.8), (5, 1.0)], 1):
+        _commit(run, run.iteration(i, "seed"), {"seed_positives": 3 + i, "seed_added": 0 if i == 1 else 1})
+        _commit(run, run.iteration(i, "model"), {"precision": 0.9, "recall": 0.8, "f1": 0.85})
+        _commit(run, run.iteration(i, "collected"), {"collected_pages": n, "collected_tokens": 100 * n,
+                                                     "overlap_with_previous": ov, "new_pages": 1})
+        _commit(run, run.iteration(i, "domains"), {"domains": 5, "flagged_domains": i})
+    _commit(run, run.iteration(2, "eval"), {"true_precision": 1.0, "true_recall": 0.5})
+    _commit(run, run.final("corpus"), {"pages": 5, "tokens": 500, "pages_removed_by_decontamination": None,
+                                       "segments_removed": None})
+    run.write_json(run.path("loop.json"), {"stopped_because": "saturated"})
+    s = build_summary(run)
+    assert [it["iteration"] for it in s["iterations"]] == [1, 2, 3]
+    it1, it2, it3 = s["iterations"]
+    assert it1["overlap_with_previous"] is None and it3["overlap_with_previous"] == 1.0
+    assert it1["seed_positives"] == 4 and it1["seed_added"] == 1      # added = next iteration's seed growth
+    assert it3["seed_added"] == 0
+    assert it1["true_recall"] is None and it2["true_recall"] == 0.5
+    assert s["stopped_because"] == "saturated" and s["final"]["pages"] == 5
+    assert set(it1) >= {"iteration", "collected_pages", "collected_tokens", "overlap_with_previous", "new_pages",
+                        "flagged_domains", "seed_positives", "seed_added", "classifier", "true_precision",
+                        "true_recall"}
+    write_report(run)
+    assert json.loads((tmp_path / "run" / "report" / "summary.json").read_text()) == json.loads(json.dumps(s))
+    page = (tmp_path / "run" / "report" / "index.html").read_text()
+    assert page.count("<svg") >= 5 and "saturated" in page
+    assert "<script" not in page and 'src="http' not in page      # self-contained
