@@ -1,0 +1,213 @@
+"""A throw-away standalone Spark cluster (one master, one worker) on 127.0.0.1.
+
+Started from the pip-installed pyspark, which has ``bin/spark-class`` but no
+``sbin/start-master.sh``::
+
+    spark-class org.apache.spark.deploy.master.Master --host 127.0.0.1 --port P --webui-port W
+    spark-class org.apache.spark.deploy.worker.Worker --host 127.0.0.1 --cores 2 --memory 4g spark://127.0.0.1:P
+
+Every port is a free one picked at start, so several clusters can run side by
+side.  Each daemon runs in its own process group and is always killed on exit
+(``with LocalCluster() as c: ...``), also when the body raises.  Logs go to
+``<work_dir>/master.log`` and ``worker.log``; the worker's scratch space is
+``<work_dir>/worker`` (never the pyspark installation folder).
+
+Used by the ``cluster`` tests and by hand::
+
+    python -m corpus_pipeline.spark.cluster     # prints the master URL, Ctrl-C stops
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from typing import Optional
+
+MASTER_CLASS = "org.apache.spark.deploy.master.Master"
+WORKER_CLASS = "org.apache.spark.deploy.worker.Worker"
+
+
+def spark_home() -> str:
+    """SPARK_HOME of the installed pyspark (or the SPARK_HOME environment variable)."""
+    from pyspark.find_spark_home import _find_spark_home
+
+    return _find_spark_home()
+
+
+def spark_bin(name: str) -> str:
+    path = os.path.join(spark_home(), "bin", name)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{name} not found in {spark_home()}/bin")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _tail(path: str, n: int = 30) -> str:
+    try:
+        with open(path, "rb") as f:
+            lines = f.read().decode("utf-8", "replace").splitlines()
+        return "\n".join(lines[-n:])
+    except OSError:
+        return "(no log)"
+
+
+class LocalCluster:
+    """One master + one worker bound to 127.0.0.1; a context manager."""
+
+    def __init__(self, cores: int = 2, memory: str = "4g", work_dir: Optional[str] = None,
+                 timeout_s: float = 90.0, env: Optional[dict] = None):
+        self.cores = cores
+        self.memory = memory
+        self.timeout_s = timeout_s
+        self._own_work_dir = work_dir is None
+        self.work_dir = work_dir or tempfile.mkdtemp(prefix="spark_cluster_")
+        self.port = free_port()
+        self.webui_port = free_port()
+        self.worker_port = free_port()
+        self.worker_webui_port = free_port()
+        self._procs: list[subprocess.Popen] = []
+        self._env = dict(os.environ)
+        self._env["SPARK_LOCAL_IP"] = "127.0.0.1"
+        self._env["SPARK_LOCAL_HOSTNAME"] = "127.0.0.1"
+        self._env.setdefault("PYSPARK_PYTHON", sys.executable)
+        # no REST submission server (another fixed port, 6066) and no event log surprises
+        self._env["SPARK_MASTER_OPTS"] = (self._env.get("SPARK_MASTER_OPTS", "") +
+                                          " -Dspark.master.rest.enabled=false").strip()
+        self._env.update(env or {})
+        self.timings: dict[str, float] = {}
+
+    # ------------------------------------------------------------ addresses
+    @property
+    def master_url(self) -> str:
+        return f"spark://127.0.0.1:{self.port}"
+
+    @property
+    def webui_url(self) -> str:
+        return f"http://127.0.0.1:{self.webui_port}"
+
+    @property
+    def master_log(self) -> str:
+        return os.path.join(self.work_dir, "master.log")
+
+    @property
+    def worker_log(self) -> str:
+        return os.path.join(self.work_dir, "worker.log")
+
+    def state(self) -> Optional[dict]:
+        """The master's JSON status page, or None while it does not answer."""
+        try:
+            with urllib.request.urlopen(self.webui_url + "/json/", timeout=2) as r:
+                return json.loads(r.read().decode("utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def alive_workers(self) -> int:
+        st = self.state() or {}
+        return sum(1 for w in st.get("workers", []) if w.get("state") == "ALIVE")
+
+    # ------------------------------------------------------------ life cycle
+    def _spawn(self, args: list[str], log: str) -> subprocess.Popen:
+        with open(log, "ab") as out:
+            p = subprocess.Popen([spark_bin("spark-class"), *args], stdout=out, stderr=subprocess.STDOUT,
+                                 stdin=subprocess.DEVNULL, env=self._env, cwd=self.work_dir,
+                                 start_new_session=True)  # own process group: killpg stops java too
+        self._procs.append(p)
+        return p
+
+    def _wait(self, what: str, ready, proc: subprocess.Popen, log: str, deadline: float) -> None:
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError(f"spark {what} exited with code {proc.returncode}:\n{_tail(log)}")
+            if ready():
+                return
+            time.sleep(0.25)
+        raise TimeoutError(f"spark {what} not ready after {self.timeout_s:.0f}s:\n{_tail(log)}")
+
+    def start(self) -> "LocalCluster":
+        t0 = time.monotonic()
+        deadline = t0 + self.timeout_s
+        try:
+            master = self._spawn([MASTER_CLASS, "--host", "127.0.0.1", "--port", str(self.port),
+                                  "--webui-port", str(self.webui_port)], self.master_log)
+            self._wait("master", lambda: self.state() is not None, master, self.master_log, deadline)
+            self.timings["master_start_s"] = time.monotonic() - t0
+            t1 = time.monotonic()
+            worker_dir = os.path.join(self.work_dir, "worker")
+            os.makedirs(worker_dir, exist_ok=True)
+            worker = self._spawn([WORKER_CLASS, "--host", "127.0.0.1", "--port", str(self.worker_port),
+                                  "--webui-port", str(self.worker_webui_port), "--cores", str(self.cores),
+                                  "--memory", self.memory, "--work-dir", worker_dir, self.master_url],
+                                 self.worker_log)
+            self._wait("worker registration", lambda: self.alive_workers() >= 1, worker, self.worker_log, deadline)
+            self.timings["worker_register_s"] = time.monotonic() - t1
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self, grace_s: float = 10.0) -> None:
+        """Kill every daemon's process group (SIGTERM, then SIGKILL). Safe to call twice."""
+        for p in reversed(self._procs):
+            if p.poll() is None:
+                try:
+                    os.killpg(p.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        for p in reversed(self._procs):
+            try:
+                p.wait(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                p.wait(timeout=grace_s)
+        self._procs.clear()
+
+    def __enter__(self) -> "LocalCluster":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def submit_env(self) -> dict:
+        """Environment for a ``spark-submit`` to this cluster from this machine."""
+        env = dict(os.environ)
+        env["SPARK_LOCAL_IP"] = "127.0.0.1"
+        env["PYSPARK_PYTHON"] = self._env["PYSPARK_PYTHON"]
+        return env
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m corpus_pipeline.spark.cluster",
+                                 description="start a standalone master + worker on 127.0.0.1 until Ctrl-C")
+    ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--memory", default="4g")
+    a = ap.parse_args(argv)
+    with LocalCluster(cores=a.cores, memory=a.memory) as c:
+        print(f"master {c.master_url}  ui {c.webui_url}  logs {c.work_dir}  "
+              f"(master {c.timings['master_start_s']:.1f}s, worker {c.timings['worker_register_s']:.1f}s)",
+              flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
