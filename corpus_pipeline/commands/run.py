@@ -48,8 +48,11 @@ def run(args, cfg) -> int:
         from ..seeds import load_seed_texts
 
         load_seed_texts(args.seed_corpus)
+    from ..spark.progress import progress
+
     spark = get_spark(cfg.spark)
-    outcome = Loop(spark, _inputs(args), cfg).execute()
+    with progress(spark):
+        outcome = Loop(spark, _inputs(args), cfg).execute()
     write_report(RunFolder(args.run, spark), echo=print)
     if outcome.stopped_because == AWAITING:
         print(f"\nWaiting for annotation: edit {outcome.marked_file}\n"

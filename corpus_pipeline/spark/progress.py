@@ -1,0 +1,58 @@
+"""Progress lines for long Spark stages (the console progress bar is off).
+
+A daemon thread polls the status tracker and prints one line per active
+stage every ``interval`` seconds once a stage has been running for more than
+``after`` seconds::
+
+    [spark] stage 12 (mapPartitions at ingest.py:88): 37/120 tasks, 2 running
+"""
+from __future__ import annotations
+
+import threading
+import time
+from contextlib import contextmanager
+from typing import Callable
+
+
+class SparkProgress:
+    def __init__(self, sc, interval: float = 10.0, after: float = 5.0, echo: Callable[[str], None] = print):
+        self.sc = sc
+        self.interval = interval
+        self.after = after
+        self.echo = echo
+        self._stop = threading.Event()
+        self._seen: dict[int, float] = {}
+        self._thread = threading.Thread(target=self._loop, name="spark-progress", daemon=True)
+
+    def _loop(self) -> None:
+        tracker = self.sc.statusTracker()
+        while not self._stop.wait(self.interval):
+            try:
+                now = time.time()
+                for sid in tracker.getActiveStageIds():
+                    first = self._seen.setdefault(sid, now)
+                    if now - first < self.after:
+                        continue
+                    info = tracker.getStageInfo(sid)
+                    if info is None:
+                        continue
+                    self.echo(f"[spark] stage {sid} ({info.name}): {info.numCompletedTasks}/{info.numTasks} tasks, "
+                              f"{info.numActiveTasks} running")
+            except Exception:  # noqa: BLE001 - progress must never break a run
+                return
+
+    def start(self) -> "SparkProgress":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+@contextmanager
+def progress(spark, **kw):
+    p = SparkProgress(spark.sparkContext, **kw).start()
+    try:
+        yield p
+    finally:
+        p.stop()
