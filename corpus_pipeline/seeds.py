@@ -1,0 +1,337 @@
+"""Seed corpora for the maths classifier (pure, no Spark).
+
+* :func:`default_seed_path` / :func:`load_seed_texts`: the starter seed shipped
+  in ``seeds/`` (a few hundred real maths pages, English and Chinese, rendered
+  from their sites' sources with the TeX maths kept) or a user's seed given by
+  path: JSONL, JSONL.gz or Parquet with a ``text`` column (OpenWebMath style).
+* :func:`read_records` / :func:`read_texts`: the same readers for any
+  JSONL/Parquet file with a ``text`` column (``train`` and ``score`` use them).
+* :func:`render_markup`: source markup (LaTeX, Markdown, CNXML with MathML,
+  HTML) to plain text that keeps the maths as TeX, so a classifier learns the
+  maths and not the markup.  Used to build the starter seed and by tests.
+
+A bad file raises :class:`~corpus_pipeline.errors.InputFileError` naming the
+file (and the line for JSONL).
+"""
+from __future__ import annotations
+
+import gzip
+import html as htmlmod
+import io
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Iterator, Optional
+
+from .errors import InputFileError
+
+SEED_FILE = "starter_seed.jsonl.gz"
+_ENV = "CORPUS_PIPELINE_SEEDS"
+
+
+# ---------------------------------------------------------------- locating
+def _candidates() -> list[Path]:
+    here = Path(__file__).resolve().parent
+    out = []
+    env = os.environ.get(_ENV)
+    if env:
+        out.append(Path(env))
+    out += [
+        here.parent / "seeds",                     # source checkout / editable install
+        here / "seeds",                            # packaged inside the package
+        Path(sys.prefix) / "share" / "corpus_pipeline" / "seeds",   # data-files install
+    ]
+    return out
+
+
+def default_seed_path() -> str:
+    """Path of the shipped starter seed (``seeds/starter_seed.jsonl.gz``).
+
+    Looked up in ``$CORPUS_PIPELINE_SEEDS`` (a folder or the file itself), the
+    ``seeds/`` folder beside the package (a checkout), inside the package, and
+    ``<prefix>/share/corpus_pipeline/seeds``.
+    """
+    tried = []
+    for c in _candidates():
+        f = c if c.is_file() else c / SEED_FILE
+        tried.append(str(f))
+        if f.is_file():
+            return str(f)
+    raise InputFileError(tried[0] if tried else SEED_FILE,
+                         "the starter seed was not found (looked in: " + ", ".join(tried) +
+                         "); pass --seed-corpus FILE or set " + _ENV)
+
+
+def load_seed_texts(path: Optional[str] = None) -> list[str]:
+    """Texts of a seed corpus: ``None`` = the shipped starter seed.
+
+    Empty and whitespace-only texts are left out.  Raises InputFileError on a
+    missing, unreadable or malformed file or one without a ``text`` column.
+    """
+    p = default_seed_path() if path is None else path
+    texts = [t for t in read_texts(p) if t and t.strip()]
+    if not texts:
+        raise InputFileError(p, "no non-empty 'text' values: a seed corpus needs maths documents")
+    return texts
+
+
+# ---------------------------------------------------------------- readers
+def file_format(path: str) -> str:
+    """'jsonl' or 'parquet' from the file name (a folder of Parquet files is 'parquet')."""
+    low = str(path).lower().rstrip("/")
+    if low.endswith((".parquet", ".pq")) or (os.path.isdir(path) and not low.endswith((".jsonl", ".json"))):
+        return "parquet"
+    if low.endswith((".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".ndjson.gz")):
+        return "jsonl"
+    raise InputFileError(path, "unknown file type: expected .jsonl, .jsonl.gz or .parquet")
+
+
+def iter_jsonl(path: str) -> Iterator[tuple[int, dict]]:
+    """(line number, record) of a JSONL/JSONL.gz file; blank lines are skipped."""
+    if not os.path.exists(path):
+        raise InputFileError(path, "file not found")
+    opener = gzip.open if str(path).lower().endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise InputFileError(path, f"not valid JSON: {e.msg}", n) from None
+                if not isinstance(rec, dict):
+                    raise InputFileError(path, "each line must be a JSON object", n)
+                yield n, rec
+    except (OSError, EOFError, UnicodeDecodeError) as e:
+        raise InputFileError(path, f"cannot be read: {e}") from None
+
+
+def _check_text(path: str, n: int, rec: dict) -> Optional[str]:
+    if "text" not in rec:
+        raise InputFileError(path, "record has no 'text' field", n)
+    t = rec["text"]
+    if t is not None and not isinstance(t, str):
+        raise InputFileError(path, f"'text' must be a string, got {type(t).__name__}", n)
+    return t
+
+
+def read_parquet_table(path: str, columns: Optional[list] = None):
+    import pyarrow.parquet as pq
+
+    if not os.path.exists(path):
+        raise InputFileError(path, "file not found")
+    try:
+        table = pq.read_table(path, columns=columns)
+    except Exception as e:  # noqa: BLE001 - pyarrow raises many types for a bad file
+        raise InputFileError(path, f"not a readable Parquet file: {e}") from None
+    return table
+
+
+def read_texts(path: str) -> list[Optional[str]]:
+    """The ``text`` column of a JSONL(.gz) or Parquet file, in file order."""
+    if file_format(path) == "parquet":
+        import pyarrow as pa
+
+        if not os.path.exists(path):
+            raise InputFileError(path, "file not found")
+        try:
+            import pyarrow.parquet as pq
+
+            schema = pq.read_schema(path) if os.path.isfile(path) else None
+        except Exception as e:  # noqa: BLE001
+            raise InputFileError(path, f"not a readable Parquet file: {e}") from None
+        if schema is not None and "text" not in schema.names:
+            raise InputFileError(path, f"no 'text' column (columns: {', '.join(schema.names)})")
+        table = read_parquet_table(path, ["text"])
+        if not pa.types.is_string(table.schema.field("text").type) and \
+                not pa.types.is_large_string(table.schema.field("text").type):
+            raise InputFileError(path, f"'text' column must be strings, is {table.schema.field('text').type}")
+        return table.column("text").to_pylist()
+    return [_check_text(path, n, rec) for n, rec in iter_jsonl(path)]
+
+
+def read_records(path: str) -> list[dict]:
+    """All records of a JSONL(.gz) or Parquet file (each must have ``text``)."""
+    if file_format(path) == "parquet":
+        table = read_parquet_table(path)
+        if "text" not in table.schema.names:
+            raise InputFileError(path, f"no 'text' column (columns: {', '.join(table.schema.names)})")
+        return table.to_pylist()
+    out = []
+    for n, rec in iter_jsonl(path):
+        _check_text(path, n, rec)
+        out.append(rec)
+    return out
+
+
+# ---------------------------------------------------------------- markup rendering
+def render_markup(text: str, fmt: str) -> str:
+    """Plain text with the maths kept as TeX, from ``latex``, ``markdown``,
+    ``cnxml`` (MathML converted to TeX), ``html`` or ``text`` source."""
+    fmt = (fmt or "text").lower()
+    if fmt == "latex":
+        out = _render_latex(text)
+    elif fmt == "markdown":
+        out = _render_markdown(text)
+    elif fmt == "cnxml":
+        out = _render_xml(text, cnxml=True)
+    elif fmt == "html":
+        out = _render_xml(text, cnxml=False)
+    else:
+        out = text
+    return _tidy(out)
+
+
+def _tidy(text: str) -> str:
+    text = re.sub(r"[ \t]+\n", "\n", text)
+    text = re.sub(r"[ \t]{2,}", " ", text)
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return text.strip()
+
+
+_LATEX_DROP_ARG = ("label", "cite", "index", "begin{reference}", "input", "include", "hypertarget")
+_MATH_ENVS = r"(?:equation|align|gather|multline|eqnarray|displaymath|xymatrix|array|matrix|split)\*?"
+
+
+def _render_latex(t: str) -> str:
+    t = re.sub(r"(?<!\\)%.*", "", t)                                   # comments
+    t = re.sub(r"\\(?:label|cite|index|input|include|hypertarget)\s*(?:\[[^\]]*\])?\{[^{}]*\}", "", t)
+    t = re.sub(r"\\(?:sub)*section\*?\{([^{}]*)\}", r"\n\1\n", t)
+    t = re.sub(r"\\(?:emph|textit|textbf|text|underline)\{([^{}]*)\}", r"\1", t)
+    t = re.sub(r"\\(?:medskip|bigskip|smallskip|noindent|newpage|par)\b", " ", t)
+    t = re.sub(r"\\ref\{[^{}]*\}", "[ref]", t)
+    # theorem-like environments become a word; maths environments stay as TeX
+    def env(m):
+        name = m.group(2)
+        if re.fullmatch(_MATH_ENVS, name):
+            return m.group(0)
+        if m.group(1) == "begin":
+            return "\n" + name.rstrip("*").capitalize() + ". "
+        return "\n"
+    t = re.sub(r"\\(begin|end)\{([A-Za-z*]+)\}(?:\[[^\]]*\])?", env, t)
+    t = re.sub(r"\\item\b", "\n- ", t)
+    return t
+
+
+_FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.S | re.M)
+
+
+def _render_markdown(t: str) -> str:
+    t = re.sub(r"\A---\n.*?\n---\n", "", t, flags=re.S)                  # YAML front matter
+    t = re.sub(r"\Aauthor:[^\n]*\n", "", t)                               # oi-wiki header line
+    t = _FENCE.sub("", t)                                                 # code blocks
+    t = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", t)                            # images
+    t = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", t)                        # links -> their text
+    t = re.sub(r"\[\^[^\]]*\](?::[^\n]*)?", "", t)                        # footnotes
+    t = re.sub(r"^\s*(?:\?\?\?\+?|!!!)\s*\w+(?:\s+\"([^\"]*)\")?", r"\1", t, flags=re.M)  # admonitions
+    t = re.sub(r"^#{1,6}\s*", "", t, flags=re.M)                          # headings
+    t = re.sub(r"(\*\*|__)(.+?)\1", r"\2", t)                             # bold
+    t = re.sub(r"<[^>\n]+>", "", t)                                       # inline HTML tags
+    t = re.sub(r"`([^`\n]*)`", r"\1", t)                                  # inline code
+    t = re.sub(r"^ {4}", "", t, flags=re.M)                               # admonition indentation
+    return htmlmod.unescape(t)
+
+
+_MO_TEX = {"×": r"\times", "·": r"\cdot", "⋅": r"\cdot", "≤": r"\le", "≥": r"\ge", "≠": r"\ne",
+           "∞": r"\infty", "→": r"\to", "∑": r"\sum", "∫": r"\int", "∏": r"\prod", "±": r"\pm",
+           "−": "-", "√": r"\sqrt", "π": r"\pi", "θ": r"\theta", "α": r"\alpha", "β": r"\beta",
+           "Δ": r"\Delta", "δ": r"\delta", "ε": r"\varepsilon", "λ": r"\lambda", "μ": r"\mu",
+           "σ": r"\sigma", "∈": r"\in", "⊂": r"\subset", "∪": r"\cup", "∩": r"\cap", "≈": r"\approx",
+           "∂": r"\partial", "∘": r"\circ", "÷": r"\div", "′": "'", "\u2061": "", "\u2062": ""}
+
+
+_FUNCS = {"sin", "cos", "tan", "log", "ln", "lim", "exp", "sec", "csc", "cot", "arcsin", "arccos",
+          "arctan", "sinh", "cosh", "tanh", "max", "min", "det"}
+
+
+def _mathml_to_tex(el) -> str:
+    """A small MathML -> TeX conversion (presentation MathML as in OpenStax CNXML)."""
+    tag = el.tag.split("}")[-1] if isinstance(el.tag, str) else ""
+    kids = [c for c in el if isinstance(c.tag, str)]
+    sub = [_mathml_to_tex(c) for c in kids]
+    if tag in ("mi", "mn", "mtext", "ms"):
+        s = (el.text or "").strip()
+        s = "".join(_MO_TEX.get(ch, ch) for ch in s)
+        if s in _FUNCS:
+            return "\\" + s
+        if tag == "mtext" and len(s) > 1:
+            return r"\text{" + s + "}"
+        return s
+    if tag == "mo":
+        s = (el.text or "").strip()
+        return "".join(_MO_TEX.get(ch, ch) for ch in s)
+    if tag == "mfrac" and len(sub) == 2:
+        return r"\frac{" + sub[0] + "}{" + sub[1] + "}"
+    if tag == "msup" and len(sub) == 2:
+        return "{" + sub[0] + "}^{" + sub[1] + "}"
+    if tag == "msub" and len(sub) == 2:
+        return "{" + sub[0] + "}_{" + sub[1] + "}"
+    if tag == "msubsup" and len(sub) == 3:
+        return "{" + sub[0] + "}_{" + sub[1] + "}^{" + sub[2] + "}"
+    if tag in ("munder",) and len(sub) == 2:
+        return sub[0] + "_{" + sub[1] + "}"
+    if tag in ("mover",) and len(sub) == 2:
+        return sub[0] + "^{" + sub[1] + "}"
+    if tag == "munderover" and len(sub) == 3:
+        return sub[0] + "_{" + sub[1] + "}^{" + sub[2] + "}"
+    if tag == "msqrt":
+        return r"\sqrt{" + " ".join(sub) + "}"
+    if tag == "mroot" and len(sub) == 2:
+        return r"\sqrt[" + sub[1] + "]{" + sub[0] + "}"
+    if tag == "mtable":
+        return r"\begin{array}" + r" \\ ".join(sub) + r"\end{array}"
+    if tag == "mtr":
+        return " & ".join(sub)
+    if tag == "mfenced":
+        return (el.get("open", "(") + ",".join(sub) + el.get("close", ")"))
+    if tag in ("annotation", "annotation-xml"):
+        return ""
+    return " ".join(s for s in sub if s)
+
+
+def _render_xml(t: str, cnxml: bool) -> str:
+    from lxml import etree, html as lhtml
+
+    blocks = {"para", "p", "title", "item", "li", "div", "section", "h1", "h2", "h3", "h4", "tr",
+              "caption", "problem", "solution", "statement", "note", "equation", "example", "exercise",
+              "table", "td", "th", "br", "figure", "list", "ul", "ol"}
+    try:
+        if cnxml:
+            root = etree.fromstring(t.encode("utf-8"), etree.XMLParser(recover=True, huge_tree=True))
+        else:
+            root = lhtml.fromstring(t)
+    except (etree.XMLSyntaxError, ValueError):
+        return re.sub(r"<[^>]+>", " ", t)
+    if root is None:
+        return ""
+    parts: list[str] = []
+
+    def walk(el):
+        tag = el.tag.split("}")[-1] if isinstance(el.tag, str) else ""
+        if tag in ("metadata", "script", "style", "head", "media", "image", "link", "cite"):
+            if el.tail:
+                parts.append(el.tail)
+            return
+        if tag == "math":
+            tex = _mathml_to_tex(el).strip()
+            display = el.getparent() is not None and el.getparent().tag.split("}")[-1] == "equation"
+            parts.append((" $$" + tex + "$$ ") if display else (" $" + tex + "$ "))
+        else:
+            if tag in blocks:
+                parts.append("\n" if tag not in ("td", "th") else " | ")
+            if el.text:
+                parts.append(el.text)
+            for c in el:
+                walk(c)
+            if tag in blocks and tag not in ("td", "th"):
+                parts.append("\n")
+        if el.tail:
+            parts.append(el.tail)
+
+    walk(root)
+    out = "".join(parts)
+    out = re.sub(r"[ \t]*\n[ \t]*", "\n", out)
+    return htmlmod.unescape(out)
