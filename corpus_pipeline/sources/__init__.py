@@ -1,0 +1,73 @@
+"""Where WARCs come from: local files and globs, ``s3://`` objects and prefixes, ``warc.paths`` manifests.
+
+* :func:`resolve` (driver side) expands the user's ``SRC`` arguments into a
+  list of file references (absolute local paths or ``s3://bucket/key``),
+  raising :class:`~errors.UsageError` for an input that matches nothing.
+* :func:`open_stream` opens one reference as a binary stream (never read whole).
+* :func:`iter_pages` reads one reference into :class:`~warc.WarcPage` objects,
+  re-opening after transient failures (``ingest.file_attempts``) and resuming
+  after the last record already processed, so nothing is yielded twice.
+"""
+from __future__ import annotations
+
+from typing import BinaryIO, Iterator
+
+from ..counters import Counts
+from ..errors import UsageError
+from . import local, manifest, s3
+
+WARC_SUFFIXES = (".warc.gz", ".warc", ".arc.gz", ".arc")
+
+
+def is_s3(ref: str) -> bool:
+    return ref.startswith("s3://") or ref.startswith("s3a://") or ref.startswith("s3n://")
+
+
+def resolve(inputs: list[str], cfg) -> list[str]:
+    """Expand SRC arguments into file references, in input order, without duplicates.
+
+    ``cfg`` is the :class:`~config.IngestConfig`.
+    """
+    if not inputs:
+        raise UsageError("ingest: no --input given")
+    out: list[str] = []
+    seen: set[str] = set()
+    for src in inputs:
+        src = str(src).strip()
+        if not src:
+            raise UsageError("ingest: empty --input")
+        if manifest.is_manifest(src):
+            refs = manifest.read(src, cfg)
+        elif is_s3(src):
+            refs = s3.resolve(src, cfg, WARC_SUFFIXES)
+        else:
+            refs = local.resolve(src, WARC_SUFFIXES)
+        if not refs:
+            raise UsageError(f"{src}: matches no WARC file")
+        for r in refs:
+            if r not in seen:
+                seen.add(r)
+                out.append(r)
+    return out
+
+
+def open_stream(ref: str, cfg) -> BinaryIO:
+    """A binary stream of one file (local or S3), read incrementally."""
+    if is_s3(ref):
+        return s3.open_object(ref, cfg)
+    return local.open_file(ref)
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Network trouble worth a retry (resets, timeouts, throttling), not damaged data."""
+    return s3.is_transient(exc)
+
+
+def iter_pages(ref: str, cfg, counts: Counts) -> Iterator:
+    """The kept pages of one WARC file; see :func:`warc.read_file` for what is counted."""
+    from .. import warc
+
+    return warc.read_file(
+        lambda: open_stream(ref, cfg), ref, cfg, counts,
+        transient=is_transient, attempts=cfg.file_attempts, backoff_s=cfg.file_retry_backoff_s,
+    )

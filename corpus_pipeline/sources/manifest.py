@@ -1,0 +1,67 @@
+"""``warc.paths`` / ``warc.paths.gz`` manifests: one path a line.
+
+Relative lines are resolved against ``ingest.manifest_base`` (by default
+Common Crawl's bucket, ``s3://commoncrawl/``; may be a local folder); absolute
+lines (``s3://...``, ``file://...``, ``/...``) are taken as they are.  Blank
+lines and ``#`` comments are ignored.  Entries are not checked one by one (a
+crawl's manifest lists ~90,000 files): a missing one is counted when read.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import os
+
+from ..errors import InputFileError, UsageError
+
+
+def is_manifest(src: str) -> bool:
+    name = src.rstrip("/").rsplit("/", 1)[-1].lower()
+    return name.endswith(".paths") or name.endswith(".paths.gz") or name in ("paths", "paths.gz")
+
+
+def join_base(base: str, rel: str) -> str:
+    rel = rel.lstrip("/") if "://" in base else rel
+    if "://" in base:
+        return base.rstrip("/") + "/" + rel
+    return os.path.abspath(os.path.join(os.path.expanduser(base), rel))
+
+
+def parse_lines(lines, base: str) -> list[str]:
+    out = []
+    for line in lines:
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        if "://" in s:
+            out.append(s[len("file://"):] if s.startswith("file://") else s)
+        elif s.startswith("/"):
+            out.append(s)
+        else:
+            out.append(join_base(base, s))
+    return out
+
+
+def read(src: str, cfg) -> list[str]:
+    """The file references a manifest lists (UsageError when it cannot be read)."""
+    from . import local, open_stream
+
+    ref = src
+    if "://" not in src or src.startswith("file://"):
+        path = local.strip_file_scheme(src)
+        if not os.path.isfile(path):
+            raise UsageError(f"{src}: manifest not found")
+        ref = os.path.abspath(path)
+    try:
+        raw = open_stream(ref, cfg)
+    except Exception as e:  # noqa: BLE001
+        raise UsageError(f"{src}: cannot open manifest: {e}") from e
+    try:
+        stream = gzip.GzipFile(fileobj=raw) if src.lower().endswith(".gz") else raw
+        text = io.TextIOWrapper(stream, encoding="utf-8")
+        refs = parse_lines(text, cfg.manifest_base)
+    except (OSError, UnicodeDecodeError, EOFError) as e:
+        raise InputFileError(src, f"not a readable warc.paths manifest: {e}") from e
+    finally:
+        raw.close()
+    return refs
