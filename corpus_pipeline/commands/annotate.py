@@ -1,14 +1,114 @@
-"""`corpus-pipeline annotate` (not implemented yet)."""
+"""`corpus-pipeline annotate RUN`: where the current path worksheet is and what to mark.
+
+Reads the latest iteration of RUN that has an annotations folder with a
+worksheet (``RUN/iter=NNN/annotations/``), prints the worksheet's and the
+marked file's paths, the flagged hosts with their candidate prefixes, what is
+marked now (validated: an invalid marked file is reported with its line and
+exit code 2) and what the proposer would mark with the current
+``[annotate]`` settings.  Nothing is written.
+"""
 from __future__ import annotations
+
+import sys
 
 
 def add_arguments(p) -> None:
-    pass
+    p.add_argument("run", metavar="RUN", help="run folder")
+    p.add_argument("--iteration", type=int, default=None, metavar="N",
+                   help="show iteration N instead of the latest one with a worksheet")
+    p.add_argument("--top", type=int, default=10, metavar="K",
+                   help="candidate prefixes shown per host (default 10)")
 
 
 def plan(args, cfg) -> list[str]:
-    return ["annotate: not implemented yet"]
+    return [f"find the latest iteration of {args.run} with annotations/{_marked()}",
+            "print the worksheet path, the file to mark and a summary (writes nothing)"]
+
+
+def _marked() -> str:
+    from ..annotate import MARKED
+
+    return MARKED
+
+
+def latest_annotations(run, iteration=None):
+    """(iteration, annotations folder) of the latest iteration holding a worksheet, or None."""
+    from .. import annotate as ann
+    from .. import fs as fsmod
+
+    its = [iteration] if iteration is not None else sorted(run.iterations(), reverse=True)
+    for i in its:
+        adir = run.iteration(i, "annotations")
+        if run.fs.exists(fsmod.join(adir, ann.MARKED)):
+            return i, adir
+    return None
 
 
 def run(args, cfg) -> int:
-    raise NotImplementedError("annotate is not implemented yet")
+    from .. import annotate as ann
+    from .. import fs as fsmod
+    from ..errors import InputFileError, UsageError
+    from ..runfolder import RunFolder
+
+    spark = None
+    if not fsmod.is_local(args.run):
+        from ..spark.session import get_spark
+
+        spark = get_spark(cfg.spark, quiet=True)
+    run_folder = RunFolder(args.run, spark)
+    if not run_folder.fs.exists(run_folder.uri):
+        raise UsageError(f"{args.run}: no such run folder")
+    found = latest_annotations(run_folder, args.iteration)
+    if found is None:
+        which = f"iteration {args.iteration}" if args.iteration is not None else "any iteration"
+        print(f"annotate: {args.run} has no path worksheet in {which} yet; it is written by "
+              f"`corpus-pipeline run ... --annotate manual` when an iteration reaches the path step",
+              file=sys.stderr)
+        return 1
+    i, adir = found
+    index = ann.read_index(adir, spark) or {}
+    rows = index.get("rows", [])
+    known = {tuple(k) for k in index["known"]} if "known" in index else None
+    marked = fsmod.join(adir, ann.MARKED)
+    committed = run_folder.is_committed(adir)
+    print(f"iteration {i}: path worksheet {'(already applied)' if committed else '(waiting for marks)'}")
+    print(f"  read:  {fsmod.join(adir, ann.WORKSHEET)}")
+    print(f"  mark:  {marked}")
+    print("         one <host><prefix> per line, e.g. mathoverflow.net/questions/ ; uncomment candidates")
+    hosts: dict[str, list] = {}
+    for r in rows:
+        hosts.setdefault(r["host"], []).append(r)
+    print(f"flagged hosts: {len(hosts)}, candidate prefixes: {len(rows)}")
+    try:
+        marks = ann.read_marks(marked, known, spark)
+    except InputFileError as e:
+        print(f"marked file is invalid, nothing would be applied: {e}", file=sys.stderr)
+        return 2
+    by = {}
+    for m in marks:
+        by[m.decided_by] = by.get(m.decided_by, 0) + 1
+    detail = ", ".join(f"{n} {k}" for k, n in sorted(by.items()))
+    print(f"marked now: {len(marks)}" + (f" ({detail})" if detail else ""))
+    for m in marks:
+        print(f"  {m.path}  [{m.decided_by}{'' if m.decided_by != 'carried' else ': ' + m.first_decider}]")
+    proposed = ann.propose(rows, cfg.annotate)
+    if proposed:
+        print(f"the proposer (annotate.propose_min_fraction={cfg.annotate.propose_min_fraction}, "
+              f"min_pages={cfg.annotate.propose_min_pages}, min_collected={cfg.annotate.propose_min_collected}) "
+              f"would mark:")
+        for m in proposed:
+            print(f"  {m.path}  ({m.note})")
+    marked_keys = [(m.host, m.prefix) for m in marks]
+    for host in sorted(hosts):
+        cands = sorted(hosts[host], key=lambda r: (-r["pages"], r["prefix"]))[: max(args.top, 0)]
+        print(f"{host}:")
+        for r in cands:
+            frac = r["collected"] / r["pages"] if r["pages"] else 0.0
+            under = next((p for h, p in marked_keys if h == host and r["prefix"].startswith(p)), None)
+            state = "" if under is None else ("  <- marked" if under == r["prefix"] else f"  <- under {under}")
+            print(f"  {r['prefix']:<40} {r['pages']:>7} pages {r['collected']:>7} collected {frac:6.1%}{state}")
+        if len(hosts[host]) > len(cands):
+            print(f"  ... {len(hosts[host]) - len(cands)} more in the worksheet")
+    if not committed:
+        print("when done, rerun the same `corpus-pipeline run` command to apply the marks and continue")
+    return 0

@@ -1,0 +1,151 @@
+"""Spark layer of the domain and path steps: applies the rules of ``domains.py``.
+
+* :func:`domain_stats` -> ``schemas.DOMAINS`` (``host`` holds the domain key);
+* :func:`prefix_stats` -> ``schemas.PREFIXES`` for hosts of flagged domains;
+* :func:`pages_under_marks` -> ``schemas.SEED`` rows for the next iteration.
+
+``pages_df`` needs ``page_id, host, path`` (plus ``url, title`` for the
+examples of :func:`prefix_stats`); ``collected_df`` needs ``page_id``.  Pages
+with an empty host are left out (they cannot be marked).  The registered
+domain of a host is computed once per distinct host, not per page.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from .. import domains as rules
+from .. import schemas
+from ..config import DomainConfig
+from .io import rdd_to_df, rows_to_df
+
+
+def _with_collected(pages_df, collected_df):
+    from pyspark.sql import functions as F
+
+    c = collected_df.select("page_id").distinct().withColumn("_c", F.lit(True))
+    return (pages_df.join(c, "page_id", "left")
+            .withColumn("is_collected", F.coalesce(F.col("_c"), F.lit(False)))
+            .drop("_c")
+            .withColumn("host", F.lower(F.col("host")))
+            .filter(F.col("host").isNotNull() & (F.col("host") != "")))
+
+
+def _with_key(spark, df, key: str):
+    """Adds ``dkey``: the domain key of ``host`` (computed per distinct host)."""
+    from pyspark.sql import functions as F
+
+    if key == "host":
+        return df.withColumn("dkey", F.col("host"))
+    hosts = df.select("host").distinct().rdd.mapPartitions(
+        lambda it: ((r.host, rules.domain_key(r.host, key)) for r in it))
+    keys = rdd_to_df(spark, hosts, "host STRING, dkey STRING")
+    return df.join(keys, "host", "left")
+
+
+def domain_stats(spark, pages_df, collected_df, cfg: DomainConfig):
+    """Per domain key: pages, collected pages, fraction, flagged (``domains.is_flagged``)."""
+    from pyspark.sql import functions as F
+
+    df = _with_key(spark, _with_collected(pages_df.select("page_id", "host"), collected_df), cfg.key)
+    agg = (df.groupBy("dkey")
+           .agg(F.count(F.lit(1)).alias("pages"),
+                F.sum(F.col("is_collected").cast("long")).alias("collected")))
+    frac = F.col("collected").cast("double") / F.col("pages").cast("double")
+    return (agg.withColumnRenamed("dkey", "host")
+            .withColumn("pages", F.col("pages").cast("long"))
+            .withColumn("collected", F.col("collected").cast("long"))
+            .withColumn("fraction", frac)
+            .withColumn("flagged", (F.col("pages") >= F.lit(cfg.min_pages)) & (frac > F.lit(float(cfg.flag_fraction))))
+            .select(*schemas.columns(schemas.DOMAINS)))
+
+
+_EXPLODED = ("host STRING, prefix STRING, depth INT, page_id STRING, url STRING, title STRING, "
+             "is_collected BOOLEAN")
+
+
+def prefix_stats(spark, pages_df, collected_df, domains_df, cfg: DomainConfig):
+    """Per host of a flagged domain, per path prefix of depth 1..path_depth (``domains.path_prefixes``)."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    cols = ["page_id", "host", "path"] + [c for c in ("url", "title") if c in pages_df.columns]
+    df = _with_collected(pages_df.select(*cols), collected_df)
+    for c in ("url", "title"):
+        if c not in df.columns:
+            df = df.withColumn(c, F.lit(None).cast("string"))
+    df = _with_key(spark, df, cfg.key)
+    flagged = domains_df.filter(F.col("flagged")).select(F.col("host").alias("dkey")).distinct()
+    df = df.join(F.broadcast(flagged), "dkey", "inner")
+    depth = cfg.path_depth
+
+    def explode(rows: Iterable):
+        for r in rows:
+            for d, pre in enumerate(rules.path_prefixes(r.path, depth), start=1):
+                yield (r.host, pre, d, r.page_id, r.url, r.title, bool(r.is_collected))
+
+    ex = rdd_to_df(spark, df.select("host", "path", "page_id", "url", "title", "is_collected").rdd
+                   .mapPartitions(explode), _EXPLODED)
+    stats = (ex.groupBy("host", "prefix", "depth")
+             .agg(F.count(F.lit(1)).cast("long").alias("pages"),
+                  F.sum(F.col("is_collected").cast("long")).cast("long").alias("collected"))
+             .filter(F.col("pages") >= F.lit(cfg.prefix_min_pages)))
+    top = Window.partitionBy("host").orderBy(F.col("pages").desc(), F.col("prefix").asc())
+    stats = stats.withColumn("_rank", F.row_number().over(top)) \
+        .filter(F.col("_rank") <= F.lit(cfg.max_prefixes_per_domain)).drop("_rank")
+
+    if cfg.examples > 0:
+        kind = Window.partitionBy("host", "prefix", "is_collected").orderBy(F.col("page_id").asc())
+        picked = (ex.join(stats.select("host", "prefix"), ["host", "prefix"], "left_semi")
+                  .withColumn("_n", F.row_number().over(kind))
+                  .filter(F.col("_n") <= F.lit(cfg.examples)))
+        examples = (picked.groupBy("host", "prefix")
+                    .agg(F.sort_array(F.collect_list(F.struct(
+                        (~F.col("is_collected")).alias("k"), F.col("page_id").alias("id"),
+                        F.col("url").alias("url"), F.col("title").alias("title"),
+                        F.col("is_collected").alias("collected")))).alias("_ex"))
+                    .select("host", "prefix", F.to_json(F.transform(
+                        "_ex", lambda s: F.struct(s["url"].alias("url"), s["title"].alias("title"),
+                                                  s["collected"].alias("collected")))).alias("examples")))
+        stats = stats.join(examples, ["host", "prefix"], "left")
+    else:
+        stats = stats.withColumn("examples", F.lit("[]"))
+    return (stats.withColumn("fraction", F.col("collected").cast("double") / F.col("pages").cast("double"))
+            .withColumn("examples", F.coalesce(F.col("examples"), F.lit("[]")))
+            .select(*schemas.columns(schemas.PREFIXES))
+            .orderBy("host", "depth", "prefix"))
+
+
+def pages_under_marks(spark, pages_df, collected_df, marks: list, iteration: int):
+    """SEED rows of iteration ``iteration + 1``: uncollected pages under a marked ``<host><prefix>``.
+
+    A page under several marks appears once, with the longest matching prefix
+    (ties: the earlier mark).  ``text`` is null (joined later).
+    """
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    mark_rows, seen = [], set()
+    for i, m in enumerate(marks):
+        host = rules.normalize_host(m.host)
+        if not host or not m.prefix.startswith("/"):
+            raise ValueError(f"bad mark {m.host!r} {m.prefix!r}: needs a host and a prefix starting with '/'")
+        if (host, m.prefix) in seen:
+            continue
+        seen.add((host, m.prefix))
+        mark_rows.append((host, m.prefix, i))
+    if not mark_rows:
+        return rows_to_df(spark, [], schemas.SEED)
+    mdf = rows_to_df(spark, mark_rows, "m_host STRING, m_prefix STRING, m_order INT")
+    pages = pages_df.select("page_id", F.lower(F.col("host")).alias("host"), "path")
+    under = pages.join(F.broadcast(mdf), (F.col("host") == F.col("m_host")) &
+                       F.coalesce(F.col("path"), F.lit("/")).startswith(F.col("m_prefix")), "inner")
+    under = under.join(collected_df.select("page_id"), "page_id", "left_anti")
+    best = Window.partitionBy("page_id").orderBy(F.length("m_prefix").desc(), F.col("m_order").asc())
+    under = under.withColumn("_n", F.row_number().over(best)).filter(F.col("_n") == 1)
+    return under.select(
+        F.concat(F.lit("p:"), F.col("page_id")).alias("seed_id"),
+        F.col("page_id"),
+        F.concat(F.lit("path:"), F.col("m_host"), F.col("m_prefix")).alias("source"),
+        F.lit(int(iteration) + 1).cast("int").alias("added_in"),
+        F.lit(None).cast("string").alias("text"),
+    )

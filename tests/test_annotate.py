@@ -1,0 +1,256 @@
+"""Worksheet, marked-file validation, proposer and carry-forward (no Spark)."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from corpus_pipeline import annotate as A
+from corpus_pipeline import domains as D
+from corpus_pipeline.config import AnnotateConfig, DomainConfig
+from corpus_pipeline.errors import InputFileError
+
+
+def row(host, prefix, pages, collected, examples=None):
+    return {"host": host, "prefix": prefix, "depth": prefix.count("/") - 1, "pages": pages,
+            "collected": collected, "fraction": collected / pages,
+            "examples": json.dumps(examples or [])}
+
+
+# Realistic prefix stats of flagged Q&A and course sites: maths content under
+# /questions/ and /courses/, navigation and profile pages elsewhere.
+ROWS = [
+    row("math.stackexchange.com", "/questions/", 400, 352,
+        [{"url": "https://math.stackexchange.com/questions/1/why-is-e-irrational", "title": "Why is e irrational?",
+          "collected": True},
+         {"url": "https://math.stackexchange.com/questions/9/closed", "title": "Closed question", "collected": False}]),
+    row("math.stackexchange.com", "/questions/tagged/", 30, 12),
+    row("math.stackexchange.com", "/users/", 120, 2),
+    row("math.stackexchange.com", "/tags/", 25, 6),
+    row("math.stackexchange.com", "/help/", 15, 0),
+    row("mathoverflow.net", "/questions/", 150, 128),
+    row("mathoverflow.net", "/questions/12345/", 6, 6),
+    row("mathoverflow.net", "/users/", 60, 1),
+    row("mathoverflow.net", "/tags/", 8, 3),
+    row("ocw.example.edu", "/courses/", 40, 24),
+    row("ocw.example.edu", "/courses/18-01/", 12, 11),
+    row("ocw.example.edu", "/courses/history/", 10, 0),
+    row("ocw.example.edu", "/about/", 3, 3),           # 100% but too few pages
+    row("blog.example.org", "/2023/", 9, 2),
+]
+
+
+# ---------------------------------------------------------------- proposer
+def test_proposer_marks_maths_prefixes_only():
+    marks = A.propose(ROWS, AnnotateConfig())
+    paths = [m.path for m in marks]
+    assert paths == ["math.stackexchange.com/questions/", "mathoverflow.net/questions/",
+                     "ocw.example.edu/courses/"]
+    assert all(m.decided_by == "proposer" for m in marks)
+    for bad in ("/users/", "/tags/", "/help/", "/about/"):
+        assert not any(m.prefix == bad for m in marks)
+    # deeper prefixes under a marked one are not marked again
+    assert "mathoverflow.net/questions/12345/" not in paths
+
+
+def test_proposer_prefers_deeper_when_shallow_fails_and_is_deterministic():
+    cfg = AnnotateConfig(propose_min_fraction=0.7)
+    marks = A.propose(ROWS, cfg)
+    paths = [m.path for m in marks]
+    # /courses/ is 60%: below 0.7, so its maths sub-folder is proposed instead
+    assert "ocw.example.edu/courses/" not in paths
+    assert "ocw.example.edu/courses/18-01/" in paths
+    assert "ocw.example.edu/courses/history/" not in paths
+    shuffled = list(ROWS)
+    random.Random(3).shuffle(shuffled)
+    assert A.propose(shuffled, cfg) == marks
+
+
+def test_proposer_thresholds():
+    rows = [row("h.org", "/a/", 5, 3), row("h.org", "/b/", 4, 4), row("h.org", "/c/", 10, 2)]
+    got = [m.prefix for m in A.propose(rows, AnnotateConfig())]
+    assert got == ["/a/"]     # /b/ has 4 < 5 pages, /c/ 2 < 3 collected and 20% < 50%
+    got = [m.prefix for m in A.propose(rows, AnnotateConfig(propose_min_pages=4, propose_min_collected=2,
+                                                            propose_min_fraction=0.2))]
+    assert got == ["/a/", "/b/", "/c/"]
+
+
+# ---------------------------------------------------------------- worksheet round trip
+def test_worksheet_hand_edit_round_trip(tmp_path):
+    proposed = A.propose(ROWS, AnnotateConfig())
+    out = A.write_worksheet(str(tmp_path), ROWS, [], 1, proposed=proposed)
+    ws = (tmp_path / "worksheet.md").read_text()
+    assert "Why is e irrational?" in ws and "## math.stackexchange.com" in ws
+    text = (tmp_path / "marked_paths.txt").read_text()
+    assert out["marked"].endswith("marked_paths.txt")
+    known = A.known_prefixes(ROWS)
+
+    # as written: the proposer's marks, nothing else
+    marks = A.read_marks(out["marked"], known)
+    assert [m.path for m in marks] == [m.path for m in proposed]
+    assert all(m.decided_by == "proposer" for m in marks)
+
+    # a person: rejects one proposal, uncomments a candidate, adds a line with a note, keeps comments
+    lines = text.splitlines()
+    edited = []
+    for ln in lines:
+        if ln.startswith("ocw.example.edu/courses/"):
+            edited.append("# " + ln)                       # reject
+        elif ln.startswith("# ocw.example.edu/courses/18-01/"):
+            edited.append(ln[2:])                          # uncomment the candidate
+        else:
+            edited.append(ln)
+    edited.insert(3, "  mathoverflow.net/tags/    # tag pages list maths questions")
+    edited.append("")
+    edited.append("# a comment of my own")
+    (tmp_path / "marked_paths.txt").write_text("\n".join(edited) + "\n")
+
+    marks = A.read_marks(out["marked"], known)
+    by = {m.path: m for m in marks}
+    assert set(by) == {"math.stackexchange.com/questions/", "mathoverflow.net/questions/",
+                       "ocw.example.edu/courses/18-01/", "mathoverflow.net/tags/"}
+    assert by["ocw.example.edu/courses/18-01/"].decided_by == "person"
+    assert by["ocw.example.edu/courses/18-01/"].note == ""        # the candidate's stats are not a note
+    assert by["mathoverflow.net/tags/"].decided_by == "person"
+    assert by["mathoverflow.net/tags/"].note == "tag pages list maths questions"
+    assert by["mathoverflow.net/questions/"].decided_by == "proposer"
+    assert all(m.since == 1 for m in marks)
+
+
+def test_carry_forward_keeps_who_decided(tmp_path):
+    it1, it2, it3 = (tmp_path / f"iter{i}" for i in (1, 2, 3))
+    A.write_worksheet(str(it1), ROWS, [], 1, proposed=[A.Mark("mathoverflow.net", "/questions/", "proposer")])
+    f1 = it1 / "marked_paths.txt"
+    f1.write_text(f1.read_text() + "math.stackexchange.com/questions/   # checked by hand\n")
+    m1 = A.read_marks(str(f1), A.known_prefixes(ROWS))
+    assert {m.path: m.decided_by for m in m1} == {"mathoverflow.net/questions/": "proposer",
+                                                  "math.stackexchange.com/questions/": "person"}
+
+    # iteration 2: the rows changed (mathoverflow no longer flagged) but the marks stay active
+    rows2 = [r for r in ROWS if r["host"] != "mathoverflow.net"]
+    previous = [A.carried(m) for m in m1]
+    A.write_worksheet(str(it2), rows2, previous, 2)
+    text2 = (it2 / "marked_paths.txt").read_text()
+    assert "\nmathoverflow.net/questions/" in text2 and "# carried: proposer, since iter 1" in text2
+    assert "# carried: person, since iter 1; checked by hand" in text2
+    assert not any(ln.split()[:2] == ["#", "math.stackexchange.com/questions/"]   # not a candidate again
+                   for ln in text2.splitlines())
+    m2 = A.read_marks(str(it2 / "marked_paths.txt"), A.known_prefixes(rows2, previous))
+    assert {m.path: (m.decided_by, m.first_decider, m.since) for m in m2} == {
+        "mathoverflow.net/questions/": ("carried", "proposer", 1),
+        "math.stackexchange.com/questions/": ("carried", "person", 1)}
+    assert {m.path: m.note for m in m2}["math.stackexchange.com/questions/"] == "checked by hand"
+    # without the carried marks in `known`, the host that is no longer flagged is rejected
+    with pytest.raises(InputFileError, match="unknown host"):
+        A.read_marks(str(it2 / "marked_paths.txt"), A.known_prefixes(rows2))
+
+    # iteration 3: the loop passes carried + fresh proposals together; both keep their decider
+    fresh = A.propose(rows2, AnnotateConfig())
+    A.write_worksheet(str(it3), rows2, list(m2) + fresh, 3)
+    m3 = A.read_worksheet_marks(str(it3))
+    deciders = {m.path: m.decided_by for m in m3}
+    assert deciders["mathoverflow.net/questions/"] == "carried"
+    assert deciders["math.stackexchange.com/questions/"] == "carried"
+    assert deciders["ocw.example.edu/courses/"] == "proposer"
+    assert {m.path: m.since for m in m3}["ocw.example.edu/courses/"] == 3
+
+
+# ---------------------------------------------------------------- invalid files
+@pytest.mark.parametrize("bad,needle", [
+    ("mathoverflow.net/questions/ extra/", "one <host><prefix> per line"),
+    ("https://mathoverflow.net/questions/", "without the scheme"),
+    ("mathoverflow.net", "must start with '/'"),
+    ("/questions/", "no host"),
+    ("mathoverflow.net:443/questions/", "not a host name"),
+    ("mathoverflow.net/questions", "must end with '/'"),
+    ("example.com/questions/", "unknown host 'example.com'"),
+    ("mathoverflow.net/answers/", "unknown prefix '/answers/'"),
+    ("mathoverflow.net/questions/99/", "unknown prefix '/questions/99/'"),
+])
+def test_invalid_lines_name_file_and_line(tmp_path, bad, needle):
+    A.write_worksheet(str(tmp_path), ROWS, [], 1, proposed=A.propose(ROWS, AnnotateConfig()))
+    f = tmp_path / "marked_paths.txt"
+    lines = f.read_text().splitlines()
+    lines.insert(5, bad)
+    f.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputFileError) as e:
+        A.read_marks(str(f), A.known_prefixes(ROWS))
+    msg = str(e.value)
+    assert e.value.line == 6
+    assert msg.startswith(f"{f}:6: ")
+    assert needle in msg
+    assert "nothing was applied" in msg
+
+
+def test_unknown_prefix_message_lists_known_ones(tmp_path):
+    f = tmp_path / "m.txt"
+    f.write_text("mathoverflow.net/questions/123/\n")
+    with pytest.raises(InputFileError, match="known prefixes of this host: /questions/, /questions/12345/"):
+        A.read_marks(str(f), A.known_prefixes(ROWS))
+
+
+def test_several_bad_lines_are_counted_and_nothing_returned(tmp_path):
+    f = tmp_path / "m.txt"
+    f.write_text("mathoverflow.net/questions/\nbad line here\nmathoverflow.net\nnope.org/x/\n")
+    with pytest.raises(InputFileError) as e:
+        A.read_marks(str(f), A.known_prefixes(ROWS))
+    assert e.value.line == 2
+    assert "2 more bad lines: 3, 4" in str(e.value)
+
+
+def test_missing_and_non_utf8_files(tmp_path):
+    with pytest.raises(InputFileError, match="not found"):
+        A.read_marks(str(tmp_path / "absent.txt"), None)
+    f = tmp_path / "latin1.txt"
+    f.write_bytes("mathoverflow.net/th\xe9orie/\n".encode("latin-1"))
+    with pytest.raises(InputFileError, match="not UTF-8"):
+        A.read_marks(str(f), None)
+
+
+def test_without_known_any_well_formed_path_is_accepted_and_duplicates_kept_once(tmp_path):
+    f = tmp_path / "m.txt"
+    f.write_text("\ufeffExample.ORG/a/\n\n   # comment\nexample.org/a/  # again\nexample.org/a/b/\n")
+    marks = A.read_marks(str(f), None)
+    assert [m.path for m in marks] == ["example.org/a/", "example.org/a/b/"]
+
+
+# ---------------------------------------------------------------- mini-crawl-shaped data
+def minicrawl_shaped_pages(seed: int = 7) -> list[D.PageRef]:
+    """Synthetic URL set shaped like the mini-crawl: maths Q&A sites whose paths mix maths
+    (questions) and non-maths (users, tags, help) pages, a pure maths site, non-maths sites.
+    Math-labeled pages are collected with some misses; a few non-maths pages are false positives."""
+    rng = random.Random(seed)
+    labeled: list[tuple[str, str, bool]] = []   # (host, path, is_math)
+    for host in ("math.stackexchange.com", "mathoverflow.net"):
+        labeled += [(host, f"/questions/{1000 + i}/problem-{i}", True) for i in range(40)]
+        labeled += [(host, f"/users/{i}/someone-{i}", False) for i in range(15)]
+        labeled += [(host, f"/tags/{t}", False) for t in ("algebra", "calculus", "geometry", "probability",
+                                                           "topology", "analysis")]
+        labeled += [(host, f"/help/{t}", False) for t in ("asking", "privacy", "badges", "editing")]
+    labeled += [("mathworld.example.org", f"/topics/{t}/page{i}", True)
+                for t in ("algebra", "geometry") for i in range(8)]
+    for host in ("news.example.com", "recipes.example.net", "sports.example.org"):
+        labeled += [(host, f"/section{i % 3}/article-{i}", False) for i in range(40)]
+    pages = []
+    for n, (host, path, is_math) in enumerate(labeled):
+        collected = rng.random() < 0.85 if is_math else rng.random() < 0.03
+        pages.append(D.PageRef(f"{n:05d}", host, path, collected, f"https://{host}{path}", path))
+    return pages
+
+
+def test_minicrawl_shaped_flags_and_proposals():
+    pages = minicrawl_shaped_pages()
+    dcfg = DomainConfig()
+    doms = {r["host"]: r for r in D.aggregate_domains(pages, dcfg)}
+    flagged = {h for h, r in doms.items() if r["flagged"]}
+    assert {"math.stackexchange.com", "mathoverflow.net", "mathworld.example.org"} <= flagged
+    assert not flagged & {"news.example.com", "recipes.example.net", "sports.example.org"}
+    rows = D.aggregate_prefixes(pages, flagged, dcfg)
+    marks = A.propose(rows, AnnotateConfig())
+    paths = {m.path for m in marks}
+    for host in ("math.stackexchange.com", "mathoverflow.net"):
+        assert f"{host}/questions/" in paths
+        for nav in ("/users/", "/tags/", "/help/"):
+            assert not any(p.startswith(host + nav) for p in paths)
+    assert "mathworld.example.org/topics/" in paths
