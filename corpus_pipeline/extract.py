@@ -5,12 +5,43 @@ INTERFACE (stable; the ingest stage calls exactly this):
     extract_html(html: str, url: str, *, timeout_s: float = 5.0, favor: str = "default")
         -> Extracted | Skip
 
-Skip reasons are short snake_case strings counted by ingest
-(e.g. "extract_timeout", "extract_empty", "extract_error").
+Skip reasons are short snake_case strings counted by ingest:
+``extract_timeout`` (the page hit ``timeout_s``), ``extract_empty`` (no main
+text), ``extract_error`` (anything else went wrong), ``extract_too_large``
+(more than ``MAX_HTML_CHARS`` characters: not even parsed).
+
+How maths survives: the page is parsed once with lxml (trafilatura's own
+loader), :func:`corpus_pipeline.mathhtml.rewrite_math` replaces every maths
+element (MathJax scripts, KaTeX, MathML, formula images) by a ``<span>`` with
+its TeX between ``$..$`` / ``$$..$$``, then trafilatura extracts the main text
+from that tree (plain text, no comments, tables kept).  TeX already written
+between delimiters in the page's text passes through as text.
+
+Time limit (``timeout_s``; ``None`` or ``<= 0`` disables it):
+- in the main thread of a process (plain loops, Spark's Python workers, which
+  run tasks in their worker's main thread) it is ``signal.setitimer`` +
+  SIGALRM: the handler raises inside the extraction, any outer ITIMER_REAL is
+  restored afterwards (re-armed with its remaining time);
+- in any other thread (SIGALRM cannot be used there) a watchdog
+  ``threading.Timer`` injects the same exception into the extracting thread
+  with ``PyThreadState_SetAsyncExc``.
+Both interrupt Python code only: a single long C call (lxml parsing a huge
+page, one regex) finishes first and the page is then reported as timed out.
+The exception derives from ``BaseException`` so that trafilatura's internal
+``except Exception`` handlers cannot swallow it.  Deep nesting needs no
+pre-check: libxml2 stops nesting at depth 255 by itself.
 """
 from __future__ import annotations
 
+import ctypes
+import signal
+import threading
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+
+MAX_HTML_CHARS = 20_000_000
+FAVORS = ("default", "recall", "precision")
 
 
 @dataclass
@@ -27,15 +58,157 @@ class Skip:
     detail: str = ""
 
 
-def extract_html(html: str, url: str, *, timeout_s: float = 5.0, favor: str = "default"):
-    """Placeholder until the maths-preserving extractor lands: plain trafilatura."""
+class ExtractTimeout(BaseException):
+    """Raised inside the extraction when its time limit expires."""
+
+
+# ---------------------------------------------------------------------------
+# time limit
+
+@contextmanager
+def time_limit(seconds):
+    """Raise ExtractTimeout in the calling thread after ``seconds``."""
+    if not seconds or seconds <= 0:
+        yield
+        return
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        with _alarm(seconds):
+            yield
+    else:
+        with _watchdog(seconds):
+            yield
+
+
+@contextmanager
+def _alarm(seconds):
+    state = {"active": True}
+
+    def handler(signum, frame):
+        if state["active"]:
+            state["active"] = False
+            raise ExtractTimeout()
+
+    started = time.monotonic()
+    old_handler = signal.signal(signal.SIGALRM, handler)
+    old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        while True:  # a late alarm may fire while we disarm: retry until disarmed
+            try:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                state["active"] = False
+                break
+            except ExtractTimeout:
+                continue
+        signal.signal(signal.SIGALRM, old_handler)
+        if old_delay > 0:  # re-arm the caller's own timer with what was left of it
+            left = old_delay - (time.monotonic() - started)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3), old_interval)
+
+
+_set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+_set_async_exc.argtypes = (ctypes.c_ulong, ctypes.py_object)
+_set_async_exc.restype = ctypes.c_int
+
+
+@contextmanager
+def _watchdog(seconds):
+    tid = threading.get_ident()
+    lock = threading.Lock()
+    state = {"active": True, "fired": False}
+
+    def fire():
+        with lock:
+            if state["active"]:
+                state["fired"] = True
+                _set_async_exc(tid, ExtractTimeout)
+
+    timer = threading.Timer(seconds, fire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        while True:
+            try:
+                with lock:
+                    state["active"] = False
+                    if state["fired"]:  # clear a pending, not yet delivered exception
+                        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), None)
+                timer.cancel()
+                break
+            except ExtractTimeout:
+                continue
+
+
+# ---------------------------------------------------------------------------
+# extraction
+
+def _trafilatura_text(tree, url, favor):
     import trafilatura
 
+    return trafilatura.extract(
+        tree, url=url or None, include_comments=False, include_formatting=False,
+        include_tables=True, include_images=False, include_links=False,
+        favor_recall=(favor == "recall"), favor_precision=(favor == "precision"),
+        output_format="txt",
+    )
+
+
+def _title(tree) -> str:
+    from trafilatura.metadata import extract_title
+
     try:
-        text = trafilatura.extract(html, url=url, include_comments=False)
-    except Exception as e:  # noqa: BLE001
-        return Skip("extract_error", str(e)[:200])
-    if not text:
+        return " ".join((extract_title(tree) or "").split())
+    except Exception:  # noqa: BLE001 - a title is optional
+        return ""
+
+
+def _extract(html: str, url: str, favor: str):
+    from trafilatura.utils import load_html
+
+    from .mathhtml import (bbcode_to_delimiters, detect_text_delimiters, engine_loaded, rewrite_math,
+                           strip_marks)
+
+    tree = load_html(html)
+    if tree is None:
+        return Skip("extract_empty", "no HTML tree")
+    kinds = set(rewrite_math(tree))
+    title = strip_marks(_title(tree))
+    text = _trafilatura_text(tree, url, favor)
+    if not text or not text.strip():
         return Skip("extract_empty")
-    meta = trafilatura.extract_metadata(html)
-    return Extracted(title=(meta.title if meta and meta.title else ""), text=text)
+    engines = engine_loaded(tree)
+    if engines:
+        text, n_bb = bbcode_to_delimiters(text)
+        if n_bb:
+            kinds.add("tex_delimiters")
+    if detect_text_delimiters(text):
+        kinds.add("tex_delimiters")
+    if "tex_delimiters" in kinds:
+        kinds |= engines
+    text = strip_marks(text)
+    if not text.strip():
+        return Skip("extract_empty")
+    kinds = sorted(kinds)
+    return Extracted(title=title, text=text, has_math_markup=bool(kinds), math_kinds=kinds)
+
+
+def extract_html(html: str, url: str, *, timeout_s: float = 5.0, favor: str = "default"):
+    """Main text and title of one HTML page with its maths as TeX, or a Skip."""
+    if favor not in FAVORS:
+        raise ValueError(f"favor must be one of {FAVORS}, not {favor!r}")
+    if not html or not html.strip():
+        return Skip("extract_empty", "empty page")
+    if len(html) > MAX_HTML_CHARS:
+        return Skip("extract_too_large", f"{len(html)} chars")
+    try:
+        with time_limit(timeout_s):
+            return _extract(html, url, favor)
+    except ExtractTimeout:
+        return Skip("extract_timeout", f"over {timeout_s} s")
+    except RecursionError as e:
+        return Skip("extract_error", f"RecursionError: {e}"[:200])
+    except Exception as e:  # noqa: BLE001 - every other failure is counted, never raised
+        return Skip("extract_error", f"{type(e).__name__}: {e}"[:200])

@@ -1,0 +1,329 @@
+"""Rewrite the maths in a parsed HTML tree as delimited TeX text (pure, lxml).
+
+Main-text extractors (trafilatura included) delete ``<math>``, ``<script>`` and
+``<img>`` and ignore unknown elements, so maths written in any of those forms
+is lost.  ``rewrite_math(tree)`` runs BEFORE the extractor and replaces each
+maths element by a ``<span>`` holding its TeX between ``$...$`` (inline) or
+``$$...$$`` (display), keeping the page structure around it.  It handles:
+
+- ``mathjax``: ``<script type="math/tex">`` / ``math/tex; mode=display`` (the
+  MathJax v2 rendered siblings are dropped), MathJax v3 ``<mjx-container>``;
+- ``katex``: ``.katex`` / ``.katex-display`` with their
+  ``<annotation encoding="application/x-tex">`` (the rendered HTML is dropped);
+- ``mathml``: ``<math>`` (its own TeX annotation or ``alttext`` when present,
+  else converted by :mod:`corpus_pipeline.mathml`), Wikipedia's
+  ``.mwe-math-element`` (MathML + fallback image) counted once;
+- ``img_tex``: formula images whose ``alt`` or URL holds TeX (Wikipedia
+  ``mwe-math-fallback-image``, WordPress ``latex.php?latex=``, codecogs,
+  mimeTeX/mathTeX CGI, Google chart ``cht=tx``, ``class="latex|tex"``).
+
+TeX already in the text between MathJax/KaTeX delimiters is left alone (it
+survives extraction as text); ``detect_text_delimiters`` finds it.
+
+Each inserted formula is wrapped in the private-use marks ``MARK_OPEN`` /
+``MARK_CLOSE`` so the caller can tell inserted maths from maths that was in
+the text, then strip the marks (``strip_marks``).
+"""
+from __future__ import annotations
+
+import html
+import re
+from urllib.parse import unquote, unquote_plus
+
+from lxml import etree
+from lxml.html import HtmlElement
+
+from .mathml import local_name, mathml_to_tex, tex_annotation
+
+# printable (trafilatura drops unprintable characters) and rare: U+2045/U+2046
+MARK_OPEN = "\u2045"
+MARK_CLOSE = "\u2046"
+
+MATHJAX_RENDER_CLASSES = {
+    "MathJax_Preview", "MathJax", "MathJax_Display", "MathJax_SVG", "MathJax_SVG_Display",
+    "MathJax_CHTML", "MathJax_MathML", "MJX_Assistive_MathML", "MathJax_PHTML", "MathJax_PlainSource",
+}
+
+# one XPath pass (in C) collects every candidate, in document order
+_CANDIDATES = etree.XPath(
+    "//script[starts-with(translate(@type,'MATHTEX','mathtex'),'math/')]"
+    " | //math | //*[substring(name(), string-length(name()) - 4) = ':math']"
+    " | //mjx-container"
+    " | //*[@class and (contains(@class,'katex') or contains(@class,'MathJax')"
+    "       or contains(@class,'MJX') or contains(@class,'mwe-math-element'))]"
+    " | //img[@alt or @src]"
+)
+_ENGINE_SCRIPTS = etree.XPath(
+    "//script[@src and (contains(translate(@src,'MATHJAXKTE','mathjaxkte'),'mathjax')"
+    " or contains(translate(@src,'MATHJAXKTE','mathjaxkte'),'katex'))]"
+    " | //script[contains(@type,'mathjax-config')]"
+    " | //link[contains(translate(@href,'KATE','kate'),'katex')]"
+)
+
+# TeX inside image URLs
+_IMG_URL_TEX = [
+    # WordPress.com / Jetpack: latex.php?latex=...&bg=...
+    (re.compile(r"latex\.php\?(?:.*&)?latex=([^&]*)", re.I), unquote_plus),
+    # Google chart API
+    (re.compile(r"chart\?(?:.*&)?cht=tx&(?:.*&)?chl=([^&]*)", re.I), unquote_plus),
+    # codecogs png.latex?TEX, gif.latex?TEX, svg.latex?TEX, and the eqneditor variants
+    (re.compile(r"codecogs\.com/[^?]*?\.?latex\?(.*)$", re.I | re.S), unquote),
+    # mimeTeX / mathTeX / latexrender CGI
+    (re.compile(r"(?:mime|math)tex(?:\.cgi|\.exe|\.php)?\?(.*)$", re.I | re.S), unquote),
+]
+_IMG_CLASS_TEX = re.compile(r"(?:^|\s)(?:latex|tex|mwe-math-fallback-image[\w-]*|math-?tex|"
+                            r"ql-img-inline-formula|equation|formula)(?:\s|$)", re.I)
+_BR = re.compile(r"<br\s*/?>", re.I)
+_TEX_CMD = re.compile(r"\\[A-Za-z]+")
+_TEXY = re.compile(r"\\[A-Za-z]+|[\^_{}]")
+
+# $...$ with a TeX command inside, $$...$$, \(...\), \[...\], \begin{env}
+_TEXT_DELIMS = re.compile(
+    r"\$\$[^$]{1,4000}?\$\$"
+    r"|\\\((?:(?!\\\)).){1,2000}?\\\)"
+    r"|\\\[(?:(?!\\\]).){1,4000}?\\\]"
+    r"|\\begin\{(?:equation|align|gather|multline|eqnarray)\*?\}"
+    # $..$ must hold a TeX command (2+ letters: "\d" is a regex) or a sub/superscript
+    # on a one-letter base ("x_1", "e^{..}"; "$fl_array" in code is not one)
+    r"|(?<![\w$\\])\$(?=[^\s$])[^$\n]{0,300}?"
+    r"(?:\\[A-Za-z]{2,}|(?<![A-Za-z]{2})[\^_](?:\{|\w(?!\w)))[^$\n]{0,300}?(?<=\S)\$(?!\w)",
+    re.S,
+)
+_MARKED = re.compile(MARK_OPEN + ".*?" + MARK_CLOSE, re.S)
+
+
+def _classes(el) -> set:
+    c = el.get("class")
+    return set(c.split()) if c else set()
+
+
+def clean_tex(tex: str) -> str:
+    tex = _BR.sub(" ", tex)
+    if "&" in tex:  # entities left in URLs (codecogs writes &space; and &plus;)
+        tex = html.unescape(tex.replace("&space;", " "))
+    tex = " ".join(tex.split())
+    # a lone trailing "\\" (line break) is noise after collapsing the formula
+    while tex.endswith("\\\\"):
+        tex = tex[:-2].rstrip()
+    # $ inside TeX would close our delimiter
+    return tex.replace("$", r"\$") if "$" in tex and r"\$" not in tex else tex
+
+
+def _delimited(tex: str, display: bool) -> str:
+    d = "$$" if display else "$"
+    return f"{MARK_OPEN}{d}{tex}{d}{MARK_CLOSE}"
+
+
+def _replace(el, text: str, removed: set) -> None:
+    """Put a <span> holding ``text`` where ``el`` was (its tail kept)."""
+    parent = el.getparent()
+    if parent is None:
+        return
+    span = el.makeelement("span", {})
+    span.text = text
+    span.tail = el.tail
+    parent.replace(el, span)
+    for d in el.iter():
+        removed.add(d)
+
+
+def _drop(el, removed: set) -> None:
+    parent = el.getparent()
+    if parent is None:
+        return
+    tail = el.tail
+    prev = el.getprevious()
+    parent.remove(el)
+    if tail:
+        if prev is not None:
+            prev.tail = (prev.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    for d in el.iter():
+        removed.add(d)
+
+
+def _math_tex(math_el) -> tuple[str, bool]:
+    tex = tex_annotation(math_el)
+    if tex is None:
+        tex = mathml_to_tex(math_el)
+    display = (math_el.get("display") or "").lower() == "block" or \
+        (math_el.get("mode") or "").lower() == "display"
+    return tex, display
+
+
+def img_tex(img) -> str | None:
+    """TeX held by a formula image (alt text or URL), or None for other images."""
+    src = img.get("src") or ""
+    alt = img.get("alt") or ""
+    from_url = None
+    low = src.lower()
+    if src and ("tex" in low or "chl=" in low):
+        for pat, dec in _IMG_URL_TEX:
+            m = pat.search(src)
+            if m:
+                from_url = dec(m.group(1))
+                break
+    if from_url is not None and from_url.strip():
+        tex = from_url
+    else:
+        cls = img.get("class") or ""
+        if not (from_url is not None or (cls and _IMG_CLASS_TEX.search(cls))):
+            return None
+        if not alt.strip():
+            return None
+        # a class such as "equation" alone is weak evidence: also want TeX-looking alt
+        if from_url is None and "mwe-math" not in cls and "latex" not in cls.lower() \
+                and not _TEXY.search(alt):
+            return None
+        tex = alt
+    tex = clean_tex(tex)
+    return tex or None
+
+
+def rewrite_math(tree: HtmlElement) -> list:
+    """Replace maths elements in ``tree`` (in place); return the kinds found."""
+    kinds: set = set()
+    removed: set = set()
+    candidates = _CANDIDATES(tree)
+    has_tex_scripts = False
+    mathjax_render = []
+    for el in candidates:
+        if el in removed:
+            continue
+        tag = el.tag if isinstance(el.tag, str) else ""
+        if tag == "script":
+            typ = (el.get("type") or "").lower().replace(" ", "")
+            if not typ.startswith("math/tex"):
+                continue  # math/asciimath, math/mml: leave to the extractor (dropped)
+            has_tex_scripts = True
+            tex = clean_tex(el.text or "")
+            kinds.add("mathjax")
+            if tex:
+                _replace(el, _delimited(tex, "mode=display" in typ), removed)
+            else:
+                _drop(el, removed)
+            continue
+        if tag == "img":
+            tex = img_tex(el)
+            if tex:
+                kinds.add("img_tex")
+                cls = el.get("class") or ""
+                _replace(el, _delimited(tex, "display" in cls), removed)
+            continue
+        if tag == "mjx-container":
+            math = next((m for m in el.iter() if local_name(m) == "math"), None)
+            if math is not None:
+                tex, _ = _math_tex(math)
+            else:
+                tex = "".join(el.itertext())
+            tex = clean_tex(tex)
+            kinds.add("mathjax")
+            display = (el.get("display") or "").lower() in ("true", "block")
+            if tex:
+                _replace(el, _delimited(tex, display), removed)
+            else:
+                _drop(el, removed)
+            continue
+        if local_name(el) == "math":
+            tex, display = _math_tex(el)
+            tex = clean_tex(tex)
+            kinds.add("mathml")
+            if tex:
+                _replace(el, _delimited(tex, display), removed)
+            else:
+                _drop(el, removed)
+            continue
+        cls = _classes(el)
+        if "katex" in cls or "katex-display" in cls:
+            math = next((m for m in el.iter() if local_name(m) == "math"), None)
+            tex = None
+            if math is not None:
+                tex, _ = _math_tex(math)
+            if tex is None:
+                continue
+            kinds.add("katex")
+            tex = clean_tex(tex)
+            display = "katex-display" in cls
+            if tex:
+                _replace(el, _delimited(tex, display), removed)
+            continue
+        if "mwe-math-element" in cls:
+            math = next((m for m in el.iter() if local_name(m) == "math"), None)
+            tex = tex_annotation(math) if math is not None else None
+            display = any("display" in (d.get("class") or "") for d in el.iter() if d is not el)
+            if tex is None:
+                img = next(el.iter("img"), None)
+                tex = (img.get("alt") if img is not None else None) or \
+                    (mathml_to_tex(math) if math is not None else None)
+            tex = clean_tex(tex or "")
+            kinds.add("mathml")
+            if tex:
+                _replace(el, _delimited(tex, display), removed)
+            continue
+        if cls & MATHJAX_RENDER_CLASSES:
+            mathjax_render.append(el)
+    # MathJax v2 output (rendered glyphs, previews): drop it when the TeX source
+    # scripts are on the page; otherwise use the assistive MathML it may carry.
+    for el in mathjax_render:
+        if el in removed or el.getparent() is None:
+            continue
+        cls = _classes(el)
+        if has_tex_scripts:
+            _drop(el, removed)
+            continue
+        if cls & {"MJX_Assistive_MathML", "MathJax_Preview"}:
+            continue
+        math = next((m for m in el.iter() if local_name(m) == "math"), None)
+        if math is not None:
+            tex, _ = _math_tex(math)
+            tex = clean_tex(tex)
+            kinds.add("mathjax")
+            if tex:
+                _replace(el, _delimited(tex, "MathJax_Display" in cls or
+                                        "MathJax_SVG_Display" in cls), removed)
+    return sorted(kinds)
+
+
+def engine_loaded(tree: HtmlElement) -> set:
+    """Maths engines a page loads: {"mathjax", "katex"} or a subset."""
+    found = set()
+    for el in _ENGINE_SCRIPTS(tree):
+        ref = ((el.get("src") or "") + (el.get("href") or "") + (el.get("type") or "")).lower()
+        if "mathjax" in ref:
+            found.add("mathjax")
+        if "katex" in ref:
+            found.add("katex")
+    return found
+
+
+def detect_text_delimiters(text: str) -> bool:
+    """True when ``text`` (marks of inserted maths included) has TeX between
+    delimiters that was not inserted by ``rewrite_math``."""
+    if MARK_OPEN in text:
+        text = _MARKED.sub(" ", text)
+    return _TEXT_DELIMS.search(text) is not None
+
+
+_BBCODE = re.compile(r"\[(i?tex|i?math|i?latex)\](.+?)\[/\1\]", re.S | re.I)
+
+
+def bbcode_to_delimiters(text: str) -> tuple[str, int]:
+    """Forum BBCode maths ([tex]..[/tex], [itex]..[/itex], [math], [latex], and the
+    inline i- forms) -> $$..$$ / $..$.  Meant for pages whose MathJax/KaTeX
+    configuration renders these tags.  Returns (text, number replaced)."""
+    if "[/" not in text:
+        return text, 0
+
+    def sub(m):
+        tex = " ".join(m.group(2).split())
+        if not tex:
+            return m.group(0)
+        d = "$" if m.group(1)[:1].lower() == "i" else "$$"
+        return f"{d}{tex}{d}"
+
+    return _BBCODE.subn(sub, text)
+
+
+def strip_marks(text: str) -> str:
+    return text.replace(MARK_OPEN, "").replace(MARK_CLOSE, "")
