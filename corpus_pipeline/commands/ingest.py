@@ -1,14 +1,44 @@
-"""`corpus-pipeline ingest` (not implemented yet)."""
+"""`corpus-pipeline ingest --input SRC... --run RUN`: WARCs -> extracted, deduplicated RUN/pages."""
 from __future__ import annotations
+
+import sys
 
 
 def add_arguments(p) -> None:
-    pass
+    p.add_argument("--input", dest="inputs", nargs="+", action="extend", required=True, metavar="SRC",
+                   help="WARC file, glob, directory, s3://bucket/key, s3://bucket/prefix/ or warc.paths(.gz) manifest")
+    p.add_argument("--run", required=True, metavar="RUN", help="run folder (local path or Hadoop URI)")
 
 
 def plan(args, cfg) -> list[str]:
-    return ["ingest: not implemented yet"]
+    from ..sources import resolve
+
+    refs = resolve(args.inputs, cfg.ingest)
+    lines = [f"resolve {len(args.inputs)} input(s) -> {len(refs)} WARC file(s)"]
+    lines += [f"  {r}" for r in refs[:10]]
+    if len(refs) > 10:
+        lines.append(f"  ... and {len(refs) - 10} more")
+    tasks = -(-len(refs) // cfg.ingest.files_per_task)
+    lines.append(f"extract in {tasks} Spark task(s) ({cfg.ingest.files_per_task} file(s) per task), "
+                 f"time limit {cfg.ingest.extract_timeout_s}s per page")
+    dd = [k for k in ("url", "exact", "near") if getattr(cfg.dedup, k)]
+    lines.append(f"dedup: {', '.join(dd) or 'none'}")
+    lines.append(f"commit {args.run}/pages, {args.run}/pages_skips, {args.run}/pages_duplicates")
+    return lines
 
 
 def run(args, cfg) -> int:
-    raise NotImplementedError("ingest is not implemented yet")
+    from ..errors import NoInputError
+    from ..runfolder import RunFolder
+    from ..spark.ingest import run_ingest, summarize
+    from ..spark.session import get_spark
+
+    spark = get_spark(cfg.spark)
+    rf = RunFolder(args.run, spark)
+    try:
+        result = run_ingest(spark, args.inputs, rf, cfg)
+    except NoInputError as e:
+        print(f"corpus-pipeline ingest: {e}", file=sys.stderr)
+        return 1
+    print(f"[ingest] {rf.pages}: {summarize(result)}")
+    return 0
