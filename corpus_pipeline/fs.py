@@ -88,13 +88,20 @@ class LocalFS:
 
 
 class HadoopFS:
-    """Hadoop FileSystem through py4j; needs an active SparkSession."""
+    """Hadoop FileSystem through py4j; needs a SparkSession (the active one by default).
+
+    Behaves like :class:`LocalFS`: missing files raise ``FileNotFoundError``,
+    ``listdir`` of a file is empty, local paths are this process's (relative ones
+    resolved against its working folder, not the JVM's), writes go to a hidden
+    temporary file beside the target that readers skip, then are renamed over it.
+    """
 
     def __init__(self, spark=None):
         if spark is None:
             from pyspark.sql import SparkSession
 
-            spark = SparkSession.getActiveSession()
+            # getActiveSession() is per thread in the JVM: fall back to the session this process made
+            spark = SparkSession.getActiveSession() or getattr(SparkSession, "_instantiatedSession", None)
             if spark is None:
                 raise RuntimeError("a SparkSession is needed to reach a non-local run folder")
         self._jvm = spark._jvm
@@ -102,6 +109,9 @@ class HadoopFS:
 
     def _path(self, uri: str):
         return self._jvm.org.apache.hadoop.fs.Path(uri)
+
+    def _local(self, local: str):
+        return self._jvm.org.apache.hadoop.fs.Path("file://" + os.path.abspath(local_path(local)))
 
     def _fs(self, uri: str):
         return self._path(uri).getFileSystem(self._conf)
@@ -125,21 +135,29 @@ class HadoopFS:
 
     def rename(self, src: str, dst: str) -> None:
         fs = self._fs(src)
+        if not fs.exists(self._path(src)):
+            raise FileNotFoundError(f"rename {src} -> {dst}: no such file or folder")
         if fs.exists(self._path(dst)):
             fs.delete(self._path(dst), True)
+        parent = self._path(dst).getParent()
+        if parent is not None:
+            fs.mkdirs(parent)
         if not fs.rename(self._path(src), self._path(dst)):
             raise OSError(f"rename {src} -> {dst} failed")
 
     def listdir(self, uri: str) -> list[str]:
         fs = self._fs(uri)
         p = self._path(uri)
-        if not fs.exists(p):
+        if not fs.exists(p) or not fs.getFileStatus(p).isDirectory():
             return []
         return sorted(st.getPath().getName() for st in fs.listStatus(p))
 
     def read_bytes(self, uri: str) -> bytes:
         fs = self._fs(uri)
-        stream = fs.open(self._path(uri))
+        p = self._path(uri)
+        if not fs.exists(p):
+            raise FileNotFoundError(f"{uri}: no such file")
+        stream = fs.open(p)
         try:
             # py4j cannot fill a Python buffer in place: commons-io (on Spark's classpath) reads it all
             return bytes(self._jvm.org.apache.commons.io.IOUtils.toByteArray(stream))
@@ -147,7 +165,10 @@ class HadoopFS:
             stream.close()
 
     def write_bytes(self, uri: str, data: bytes) -> None:
-        tmp = uri + ".tmp"
+        import uuid
+
+        parent, _, name = uri.rstrip("/").rpartition("/")
+        tmp = f"{parent}/.{name}.{uuid.uuid4().hex[:8]}.tmp"  # hidden: Hadoop/Spark readers skip it
         fs = self._fs(uri)
         out = fs.create(self._path(tmp), True)
         try:
@@ -163,11 +184,15 @@ class HadoopFS:
         self.write_bytes(uri, text.encode("utf-8"))
 
     def get_local(self, uri: str, local: str) -> str:
-        self._fs(uri).copyToLocalFile(False, self._path(uri), self._jvm.org.apache.hadoop.fs.Path(local), True)
-        return local
+        if not self.exists(uri):
+            raise FileNotFoundError(f"{uri}: no such file")
+        self._fs(uri).copyToLocalFile(False, self._path(uri), self._local(local), True)
+        return os.path.abspath(local_path(local))
 
     def put_local(self, local: str, uri: str) -> None:
-        self._fs(uri).copyFromLocalFile(False, True, self._jvm.org.apache.hadoop.fs.Path(local), self._path(uri))
+        if not os.path.exists(local_path(local)):
+            raise FileNotFoundError(f"{local}: no such file")
+        self._fs(uri).copyFromLocalFile(False, True, self._local(local), self._path(uri))
 
 
 _LOCAL = LocalFS()
