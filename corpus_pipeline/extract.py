@@ -107,9 +107,11 @@ def _alarm(seconds):
             signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3), old_interval)
 
 
-_set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
-_set_async_exc.argtypes = (ctypes.c_ulong, ctypes.py_object)
-_set_async_exc.restype = ctypes.c_int
+# two prototypes of the same C function: one raises, one (NULL) clears a pending exception
+_set_async_exc = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.py_object)(
+    ("PyThreadState_SetAsyncExc", ctypes.pythonapi))
+_clear_async_exc = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p)(
+    ("PyThreadState_SetAsyncExc", ctypes.pythonapi))
 
 
 @contextmanager
@@ -135,7 +137,7 @@ def _watchdog(seconds):
                 with lock:
                     state["active"] = False
                     if state["fired"]:  # clear a pending, not yet delivered exception
-                        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), None)
+                        _clear_async_exc(tid, None)
                 timer.cancel()
                 break
             except ExtractTimeout:

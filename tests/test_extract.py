@@ -1,0 +1,278 @@
+"""Unit tests of the maths-preserving extractor on small hand-written pages."""
+from __future__ import annotations
+
+import signal
+import threading
+import time
+
+import lxml.html
+import pytest
+
+from corpus_pipeline.extract import Extracted, Skip, extract_html, time_limit, ExtractTimeout
+from corpus_pipeline.mathhtml import detect_text_delimiters, img_tex
+from corpus_pipeline.mathml import mathml_to_tex
+
+FILLER = (
+    "<p>The theory of these objects is developed over several sections, and each section "
+    "adds a result that the next one needs. We state every definition before using it, "
+    "and we give a full proof of every claim so the reader can check each step.</p>"
+)
+
+
+def page(body: str, title: str = "A page about maths") -> str:
+    return (f"<html><head><title>{title}</title></head><body>"
+            f"<nav><a href='/'>Home</a> <a href='/about'>About</a></nav>"
+            f"<article><h1>{title}</h1>{FILLER}{body}{FILLER}</article>"
+            f"<footer>Copyright footer text</footer></body></html>")
+
+
+def run(body: str, **kw) -> Extracted:
+    r = extract_html(page(body, **kw), "https://example.org/p")
+    assert isinstance(r, Extracted), r
+    return r
+
+
+# --- markup kinds ----------------------------------------------------------------
+
+def test_mathjax_scripts_inline_and_display_and_preview_dropped():
+    r = run('<p>Let <span class="MathJax_Preview">x2</span>'
+            '<span class="MathJax" id="MathJax-Element-1-Frame">RENDEREDGLYPHS</span>'
+            '<script type="math/tex" id="MathJax-Element-1">x^2 + \\alpha</script> be given, and'
+            '<script type="math/tex; mode=display">\\frac{a}{b} = \\sum_{i=1}^n i</script>'
+            ' holds for every value considered here.</p>')
+    assert "$x^2 + \\alpha$" in r.text
+    assert "$$\\frac{a}{b} = \\sum_{i=1}^n i$$" in r.text
+    assert "RENDEREDGLYPHS" not in r.text
+    assert "mathjax" in r.math_kinds and r.has_math_markup
+
+
+def test_tex_delimiters_in_text_survive():
+    r = run("<p>Euler wrote \\(e^{i\\pi} + 1 = 0\\) and also $$\\int_0^1 x\\,dx = \\frac12$$ "
+            "in his letters, and the identity $\\alpha_1 + \\beta$ follows at once.</p>")
+    assert "\\(e^{i\\pi} + 1 = 0\\)" in r.text
+    assert "$$\\int_0^1 x\\,dx = \\frac12$$" in r.text
+    assert "$\\alpha_1 + \\beta$" in r.text
+    assert r.math_kinds == ["tex_delimiters"]
+
+
+def test_tex_delimiters_with_engine_loaded_reports_mathjax():
+    html = page("<p>The series $\\sum_n a_n$ converges absolutely for every sequence here.</p>")
+    html = html.replace("</head>", '<script src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-chtml.js">'
+                                   "</script></head>")
+    r = extract_html(html, "u")
+    assert r.math_kinds == ["mathjax", "tex_delimiters"]
+
+
+def test_katex_annotation_used_and_rendering_dropped():
+    katex = ('<span class="katex"><span class="katex-mathml"><math><semantics><mrow><mi>x</mi></mrow>'
+             '<annotation encoding="application/x-tex">\\sqrt{x^2+1}</annotation></semantics></math>'
+             '</span><span class="katex-html" aria-hidden="true">KATEXGLYPHS</span></span>')
+    disp = ('<span class="katex-display"><span class="katex"><span class="katex-mathml"><math>'
+            '<semantics><mi>y</mi><annotation encoding="application/x-tex">\\int_0^\\infty f</annotation>'
+            '</semantics></math></span><span class="katex-html">MOREGLYPHS</span></span></span>')
+    r = run(f"<p>The value {katex} is positive for every real number considered. {disp}</p>")
+    assert "$\\sqrt{x^2+1}$" in r.text
+    assert "$$\\int_0^\\infty f$$" in r.text
+    assert "KATEXGLYPHS" not in r.text and "MOREGLYPHS" not in r.text
+    assert "katex" in r.math_kinds and "mathml" not in r.math_kinds
+
+
+def test_mathml_converted_to_tex():
+    mml = ("<math><mfrac><mn>1</mn><msqrt><mi>x</mi></msqrt></mfrac><mo>+</mo>"
+           "<msup><mi>e</mi><mrow><mo>-</mo><mi>t</mi></mrow></msup><mo>+</mo>"
+           "<msub><mi>a</mi><mi>k</mi></msub><mo>&#x2264;</mo><mi>&#x3B1;</mi></math>")
+    r = run(f"<p>The bound {mml} holds for every choice of the parameters in the statement.</p>")
+    assert "$\\frac{1}{\\sqrt{x}}+e^{-t}+a_k\\le \\alpha$" in r.text
+    assert r.math_kinds == ["mathml"]
+
+
+def test_mathml_own_tex_annotation_preferred():
+    mml = ('<math display="block"><semantics><mrow><mi>q</mi></mrow>'
+           '<annotation encoding="application/x-tex">\\mathbb{Q}_p</annotation></semantics></math>')
+    r = run(f"<p>The field {mml} is complete with respect to its absolute value here.</p>")
+    assert "$$\\mathbb{Q}_p$$" in r.text
+
+
+@pytest.mark.parametrize("mml, expected", [
+    ("<munderover><mo>&#x2211;</mo><mrow><mi>k</mi><mo>=</mo><mn>1</mn></mrow><mi>n</mi></munderover>"
+     "<msup><mi>k</mi><mn>2</mn></msup>", "\\sum_{k=1}^n k^2"),
+    ("<mtable><mtr><mtd><mi>a</mi></mtd><mtd><mi>b</mi></mtd></mtr>"
+     "<mtr><mtd><mi>c</mi></mtd><mtd><mi>d</mi></mtd></mtr></mtable>",
+     "\\begin{array}{cc}a & b \\\\ c & d\\end{array}"),
+    ("<mrow><mo>(</mo><mfrac><mi>a</mi><mi>b</mi></mfrac><mo>)</mo></mrow>", "\\left(\\frac{a}{b}\\right)"),
+    ("<mroot><mi>x</mi><mn>3</mn></mroot>", "\\sqrt[3]{x}"),
+    ("<mover><mi>x</mi><mo>^</mo></mover>", "\\hat{x}"),
+    ("<mi>sin</mi><mi>&#x3B8;</mi>", "\\sin \\theta"),
+    ("<mi mathvariant='double-struck'>R</mi>", "\\mathbb{R}"),
+    ("<mfrac linethickness='0'><mi>n</mi><mi>k</mi></mfrac>", "\\genfrac{}{}{0}{}{n}{k}"),
+])
+def test_mathml_constructs(mml, expected):
+    el = lxml.html.fragment_fromstring(f"<math>{mml}</math>")
+    assert mathml_to_tex(el) == expected
+
+
+def test_wikipedia_math_element_counted_once():
+    wiki = ('<span class="mwe-math-element"><span class="mwe-math-mathml-inline" style="display: none;">'
+            '<math alttext="{\\displaystyle \\sigma ^{2}}"><semantics><msup><mi>&#x3C3;</mi><mn>2</mn></msup>'
+            '<annotation encoding="application/x-tex">{\\displaystyle \\sigma ^{2}}</annotation>'
+            '</semantics></math></span><img src="https://wikimedia.org/api/rest_v1/media/math/render/svg/abc"'
+            ' class="mwe-math-fallback-image-inline" alt="{\\displaystyle \\sigma ^{2}}"></span>')
+    r = run(f"<p>The variance is written {wiki} in most of the textbooks on the subject.</p>")
+    assert r.text.count("\\sigma ^{2}") == 1
+    assert "${\\displaystyle \\sigma ^{2}}$" in r.text
+    assert "mathml" in r.math_kinds
+
+
+@pytest.mark.parametrize("attrs, expected", [
+    ('src="https://s0.wp.com/latex.php?latex=%5Cfrac%7Ba%7D%7Bb%7D+%2B+c&bg=ffffff&fg=000" '
+     'alt="\\frac{a}{b} + c" class="latex"', "\\frac{a}{b} + c"),
+    ('src="http://latex.codecogs.com/png.latex?\\int_0^1&space;x^2" alt=""', "\\int_0^1 x^2"),
+    ('src="/cgi-bin/mimetex.cgi?f(z)=\\exp(z)-1" align="middle"', "f(z)=\\exp(z)-1"),
+    ('src="/w/render/svg/123" class="mwe-math-fallback-image-display" alt="{\\displaystyle x}"',
+     "{\\displaystyle x}"),
+    ('src="/photo.jpg" alt="A photo of the author"', None),
+    ('src="/img/eq1.png" class="equation" alt="Figure one"', None),
+])
+def test_img_tex(attrs, expected):
+    img = lxml.html.fragment_fromstring(f"<img {attrs}>")
+    assert img_tex(img) == expected
+
+
+def test_formula_images_in_page():
+    r = run('<p>Take <img src="https://s0.wp.com/latex.php?latex=%5Ckappa&bg=ffffff" alt="\\kappa"'
+            ' class="latex"> small, then the flow is <img src="/avatar.png" alt="avatar"> '
+            'non-collapsed at every scale below the threshold we fixed.</p>')
+    assert "$\\kappa$" in r.text
+    assert "avatar" not in r.text
+    assert r.math_kinds == ["img_tex"]
+
+
+def test_mathjax3_container_and_bbcode_forum_tags():
+    html = page('<p>Newton: <mjx-container display="true"><formula>\\vec{F} = m\\vec{a}</formula>'
+                '</mjx-container> and inline [itex]x_1[/itex] and [tex]\\int f[/tex] as posted by users.</p>')
+    html = html.replace("</head>", '<script src="/js/mathjax/2.7.1/MathJax.js?config=TeX"></script></head>')
+    r = extract_html(html, "u")
+    assert "$$\\vec{F} = m\\vec{a}$$" in r.text
+    assert "$x_1$" in r.text and "$$\\int f$$" in r.text
+
+
+def test_plain_page_has_no_math_and_prices_are_not_tex():
+    r = run("<p>The tickets cost $5 and $10 at the door, and parking is $3 for the evening "
+            "while the programme is free for members of the club.</p>", title="Concert tonight")
+    assert r.has_math_markup is False and r.math_kinds == []
+    assert "$5 and $10" in r.text
+
+
+def test_title_kept():
+    r = run("<p>Short body paragraph with several words so that it counts as main content.</p>",
+            title="On the Riemann zeta function")
+    assert r.title == "On the Riemann zeta function"
+
+
+def test_broken_html_still_extracts():
+    html = ("<html><head><title>Broken</title><body><div><p>First paragraph with <b>bold text and "
+            "<i>nested italics that never close and the maths <script type='math/tex'>a^2+b^2=c^2"
+            "</script> inside it" + FILLER.replace("</p>", "") + "<div><p>Second paragraph <table><tr>"
+            "<td>cell with more words in it to keep</td></div>")
+    r = extract_html(html, "u")
+    assert isinstance(r, Extracted)
+    assert "$a^2+b^2=c^2$" in r.text
+
+
+@pytest.mark.parametrize("html", ["", "   \n ", "<html><head><script>var x=1;</script></head><body></body></html>"])
+def test_empty_page_is_skipped(html):
+    r = extract_html(html, "u")
+    assert isinstance(r, Skip) and r.reason == "extract_empty"
+
+
+def test_error_is_reported_not_raised():
+    r = extract_html(b"\x00\x01".decode() * 3, "u")  # no tree at all
+    assert isinstance(r, Skip) and r.reason in ("extract_empty", "extract_error")
+
+
+def test_bad_favor_rejected():
+    with pytest.raises(ValueError):
+        extract_html(page("<p>x</p>"), "u", favor="fastest")
+
+
+def test_detect_text_delimiters_ignores_code_and_prices():
+    assert not detect_text_delimiters('$fl_array = preg_grep("/^(\\d+)?\\.\\d+$/", $array);')
+    assert not detect_text_delimiters("It costs $5 or $6.")
+    assert detect_text_delimiters("so $x_1 + y$ holds")
+
+
+# --- time limit ------------------------------------------------------------------
+
+def _huge_page(n_paragraphs: int = 20_000) -> str:
+    rows = "".join(f"<div><p>Paragraph {i} with some words in it, and then more words.</p></div>"
+                   for i in range(n_paragraphs))
+    return f"<html><head><title>huge</title></head><body>{rows}</body></html>"
+
+
+def _deep_page(depth: int = 50_000) -> str:
+    return ("<html><body>" + "<div><span>x " * depth + "<p>end of the deep page text</p>"
+            + "</span></div>" * depth + "</body></html>")
+
+
+def test_pathological_page_hits_time_limit_and_next_page_works():
+    handler_before = signal.getsignal(signal.SIGALRM)
+    t0 = time.monotonic()
+    r = extract_html(_huge_page(), "u", timeout_s=0.2)
+    elapsed = time.monotonic() - t0
+    assert isinstance(r, Skip) and r.reason == "extract_timeout"
+    assert elapsed < 3.0  # stopped near the limit, not after the whole extraction
+    # the caller goes on: no alarm left armed, handler restored, the next page extracts
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) is handler_before
+    ok = extract_html(page("<p>Fine page with enough words to be extracted as main text.</p>"), "u")
+    assert isinstance(ok, Extracted)
+
+
+def test_deeply_nested_page_is_bounded():
+    # libxml2 stops nesting at depth 255, so depth alone cannot make a page slow;
+    # whatever happens, the call returns a result near the limit and never raises
+    t0 = time.monotonic()
+    r = extract_html(_deep_page(), "u", timeout_s=1.0)
+    assert time.monotonic() - t0 < 4.0
+    assert isinstance(r, Extracted) or r.reason in ("extract_timeout", "extract_empty")
+
+
+def test_time_limit_restores_previous_handler_and_outer_timer():
+    def outer(signum, frame):  # pragma: no cover - must not fire during the test
+        raise AssertionError("outer alarm fired early")
+
+    old = signal.signal(signal.SIGALRM, outer)
+    signal.setitimer(signal.ITIMER_REAL, 30.0)
+    try:
+        extract_html(page("<p>Fine page with enough words to be extracted as main text.</p>"), "u",
+                     timeout_s=1.0)
+        assert signal.getsignal(signal.SIGALRM) is outer
+        remaining, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 20.0 < remaining <= 30.0
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_time_limit_outside_main_thread_uses_watchdog():
+    results = {}
+
+    def work():
+        results["skip"] = extract_html(_huge_page(), "u", timeout_s=0.2)
+        results["ok"] = extract_html(page("<p>Fine page with enough words to be extracted.</p>"), "u")
+        # the watchdog must not leave a pending exception behind once disarmed
+        try:
+            with time_limit(0.05):
+                pass
+            time.sleep(0.15)
+            results["late"] = "none"
+        except ExtractTimeout:  # pragma: no cover
+            results["late"] = "raised"
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join(30)
+    assert not t.is_alive()
+    assert isinstance(results["skip"], Skip) and results["skip"].reason == "extract_timeout"
+    assert isinstance(results["ok"], Extracted)
+    assert results["late"] == "none"
