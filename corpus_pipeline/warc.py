@@ -227,52 +227,54 @@ def _drain(raw) -> bool:
 
 
 def _classify_record(record, cfg, counts: Counts, source: str, offset: Optional[int], transient=None):
-    """The page of one record, or None with its reason counted."""
+    """The page of one record, or None with its reason counted (exactly one outcome per record).
+
+    Every record's block is read to its end here: a record the stream ends
+    inside of is ``truncated_record`` whatever else it was.
+    """
+    page, reason = None, None
+    try:
+        page, reason = _inspect(record, cfg, source, offset)
+    except CorruptGzip:
+        raise
+    except Exception as e:  # noqa: BLE001 - bad chunking / content-encoding
+        if (transient and transient(e)) or not _is_data_error(e):
+            raise
+        reason = "decode_failed"
+    if not _drain(record.raw_stream):
+        page, reason = None, "truncated_record"
+    if page is None:
+        counts.add(reason)
+    return page
+
+
+def _inspect(record, cfg, source: str, offset: Optional[int]):
     if record.rec_type != "response":
-        counts.add("non_response")
-        return None
+        return None, "non_response"
     http = record.http_headers
     if http is None:
-        counts.add("no_http_headers")
-        return None
+        return None, "no_http_headers"
     try:
         status = int(http.get_statuscode() or 0)
     except ValueError:
         status = 0
     if status not in cfg.keep_status:
-        counts.add(f"http_status_{status // 100}xx" if 100 <= status < 600 else "http_status_invalid")
-        return None
+        return None, (f"http_status_{status // 100}xx" if 100 <= status < 600 else "http_status_invalid")
     ctype = http.get_header("Content-Type")
     mime = _mime(ctype)
     if mime and mime not in cfg.html_content_types:
-        counts.add("not_html")
-        return None
-    raw = record.raw_stream
-    try:
-        payload = record.content_stream().read(cfg.max_page_bytes + 1)
-    except CorruptGzip:
-        raise
-    except Exception as e:  # noqa: BLE001 - bad chunking / content-encoding
-        if not (transient and transient(e)) and _is_data_error(e):
-            counts.add("decode_failed")
-            return None
-        raise
+        return None, "not_html"
+    payload = record.content_stream().read(cfg.max_page_bytes + 1)
     if len(payload) > cfg.max_page_bytes:
-        counts.add("page_too_large")
-        return None
-    if not _drain(raw):
-        counts.add("truncated_record")
-        return None
+        return None, "page_too_large"
     if not mime and not _looks_like_html(payload):
-        counts.add("not_html")
-        return None
+        return None, "not_html"
     html, codec = decode_html(payload, ctype)
     if html is None:
-        counts.add("decode_failed")
-        return None
+        return None, "decode_failed"
     url = strip_wrapper(record.rec_headers.get_header("WARC-Target-URI") or "")
     return WarcPage(url=url, html=html, warc_file=source, warc_offset=offset,
-                    fetched_at=normalize_date(record.rec_headers.get_header("WARC-Date")), charset=codec)
+                    fetched_at=normalize_date(record.rec_headers.get_header("WARC-Date")), charset=codec), None
 
 
 def _is_data_error(e: BaseException) -> bool:
@@ -300,9 +302,11 @@ def iter_records(
     ``state.last_offset`` are skipped silently (neither counted nor yielded).
     """
     state = state or ReadState()
+    stream = _Counting(stream)
     if state.gunzip:
         stream = gzip.GzipFile(fileobj=stream)
     it = _archive_iterator(stream)
+    raw = stream if not state.gunzip else stream.fileobj
     addressable = not state.gunzip
     index = -1
     while True:
@@ -310,6 +314,13 @@ def iter_records(
             record = next(it)
         except StopIteration:
             state.finished = True
+            end = sum(it.member_info) if it.member_info else 0
+            if addressable and raw.n - end > 8 and end > state.last_offset:
+                # bytes after the last complete record that never formed one: a record cut short
+                counts.add(RECORDS)
+                counts.add("truncated_record")
+                state.records += 1
+                state.last_offset = end
             break
         except Exception as e:  # noqa: BLE001
             if transient(e):
@@ -341,6 +352,25 @@ def iter_records(
         state.last_offset = position
         if page is not None:
             yield page
+
+
+class _Counting:
+    """Counts the bytes read from the underlying stream."""
+
+    def __init__(self, f):
+        self.f = f
+        self.n = 0
+
+    def read(self, n=-1):
+        b = self.f.read(n)
+        self.n += len(b)
+        return b
+
+    def readable(self):
+        return True
+
+    def close(self):
+        pass
 
 
 class _Reopen(Exception):
