@@ -82,6 +82,8 @@ class ClassifierConfig:
     negatives_per_positive: float = 1.0
     holdout_fraction: float = 0.1
     score_batch_size: int = 512
+    train_chunk_words: int = 256           # training documents split into lines of this many tokens (0: whole)
+    balance_classes: bool = True           # repeat the smaller class's training lines to match the larger
 
 
 @dataclass
@@ -230,6 +232,7 @@ def _check_ranges(cfg: Config) -> None:
     for k in ("dim", "epoch", "min_count", "word_ngrams", "bucket", "threads", "max_words", "score_batch_size"):
         need(getattr(cfg.classifier, k) >= 1, f"classifier.{k}", "must be >= 1")
     need(cfg.classifier.lr > 0, "classifier.lr", "must be > 0")
+    need(cfg.classifier.train_chunk_words >= 0, "classifier.train_chunk_words", "must be >= 0 (0: whole documents)")
     need(0 <= cfg.classifier.holdout_fraction < 1, "classifier.holdout_fraction", "must be in [0, 1)")
     need(cfg.classifier.negatives_per_positive > 0, "classifier.negatives_per_positive", "must be > 0")
     need(0 <= cfg.select.threshold <= 1, "select.threshold", "must be in [0, 1]")
