@@ -1,0 +1,139 @@
+"""The hosts of the mini-crawl: sections (URL path prefixes), what they hold, maths markup (pure data).
+
+A section's ``kinds`` maps a document kind (see :data:`KIND_LABEL`) to its
+weight inside the section.  Site and section weights set the mix; change them
+here (or pass other sites to the generator) to tune the crawl.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+MATH_KINDS = {"math_tex_q", "math_tex_lecture", "math_prose", "zh_math", "zh_math_prose"}
+PROSE_MATH_KINDS = {"math_prose", "zh_math_prose"}
+KIND_LABEL = {k: "math" for k in MATH_KINDS}
+KIND_LABEL.update({"book_review": "ambiguous"})
+
+
+def label_of(kind: str) -> str:
+    return KIND_LABEL.get(kind, "non-math")
+
+
+@dataclass(frozen=True)
+class Section:
+    prefix: str                 # URL path prefix, e.g. "/questions/"
+    weight: float               # share of the site's pages
+    kinds: dict                 # document kind -> weight
+    url: str = "{prefix}{id}/{slug}"   # path pattern below the prefix
+
+
+@dataclass(frozen=True)
+class Site:
+    host: str
+    name: str
+    weight: float               # share of the whole crawl
+    sections: tuple
+    markup: dict = field(default_factory=lambda: {"mathjax": 1.0})   # maths markup -> weight
+    delim: str = "dollar"       # MathJax delimiters: "dollar" ($..$, $$..$$) or "paren" (\(..\), \[..\])
+    lang: str = "en"
+    legacy_charset: str = "windows-1252"   # used for the few non-UTF-8 pages of this host
+    sidebar_title: str = "Related"
+    nav: tuple = (("/", "Home"), ("/about/", "About"))
+    category: str = "non-math"  # "mixed-math", "math-only", "general", "non-math", "mirror" (for the manifest)
+
+
+S = Section
+SITES: tuple[Site, ...] = (
+    # ---- maths Q&A and maths blog / lecture sites where only some prefixes hold maths
+    Site("askmaths.net", "AskMaths", 12.0, (
+        S("/questions/", 0.62, {"math_tex_q": 0.5, "math_prose": 0.5}),
+        S("/users/", 0.18, {"profile": 1.0}),
+        S("/tags/", 0.10, {"tags": 1.0}, "{prefix}{slug}"),
+        S("/help/", 0.10, {"help": 1.0}, "{prefix}{slug}")),
+        {"mathjax": 1.0}, "dollar", sidebar_title="Hot Network Questions", category="mixed-math",
+        nav=(("/questions/", "Questions"), ("/tags/", "Tags"), ("/users/", "Users"), ("/help/", "Help"))),
+    Site("theoremtalk.org", "Theorem Talk", 6.0, (
+        S("/t/", 0.55, {"math_tex_q": 0.55, "math_prose": 0.45}),
+        S("/u/", 0.25, {"profile": 1.0}),
+        S("/faq/", 0.10, {"help": 1.0}, "{prefix}{slug}"),
+        S("/c/off-topic/", 0.10, {"travel": 0.4, "film": 0.3, "tech": 0.3})),
+        {"katex": 1.0}, sidebar_title="Suggested Topics", category="mixed-math",
+        nav=(("/latest", "Latest"), ("/categories", "Categories"), ("/faq/", "FAQ"))),
+    Site("math.northfield.edu", "Northfield Mathematics", 6.0, (
+        S("/courses/", 0.55, {"math_tex_lecture": 0.6, "math_prose": 0.4}, "{prefix}ma{id}/notes/{slug}.html"),
+        S("/news/", 0.20, {"dept_news": 1.0}, "{prefix}{year}/{slug}.html"),
+        S("/people/", 0.15, {"profile": 1.0}, "{prefix}{slug}.html"),
+        S("/events/", 0.10, {"dept_news": 1.0}, "{prefix}{slug}.html")),
+        {"mathml": 0.6, "img": 0.4}, sidebar_title="In this course", category="mixed-math",
+        nav=(("/courses/", "Teaching"), ("/people/", "People"), ("/news/", "News"), ("/events/", "Events"))),
+    Site("numbercraft.blog", "Numbercraft", 4.0, (
+        S("/posts/", 0.65, {"math_tex_lecture": 0.45, "math_prose": 0.55}, "{prefix}{year}/{month}/{slug}/"),
+        S("/reviews/", 0.15, {"book_review": 1.0}, "{prefix}{slug}/"),
+        S("/about/", 0.10, {"help": 1.0}, "{prefix}{slug}/"),
+        S("/shop/", 0.10, {"tech": 1.0}, "{prefix}{slug}/")),
+        {"katex": 0.7, "mathjax": 0.3}, sidebar_title="Recent posts", category="mixed-math",
+        nav=(("/posts/", "Blog"), ("/reviews/", "Reviews"), ("/shop/", "Shop"), ("/about/", "About"))),
+    Site("shuxue-wenda.cn", "数学问答", 4.0, (
+        S("/wenti/", 0.60, {"zh_math": 0.6, "zh_math_prose": 0.4}),
+        S("/yonghu/", 0.25, {"zh_news": 1.0}),
+        S("/bangzhu/", 0.15, {"zh_news": 1.0}, "{prefix}{slug}")),
+        {"mathjax": 1.0}, lang="zh", legacy_charset="gbk", sidebar_title="相关问题", category="mixed-math",
+        nav=(("/wenti/", "问题"), ("/yonghu/", "用户"), ("/bangzhu/", "帮助"))),
+    Site("oldmathforum.org", "Old Math Forum", 3.0, (
+        S("/viewtopic/", 0.60, {"math_tex_q": 0.6, "math_prose": 0.4}, "{prefix}t{id}-{slug}.html"),
+        S("/memberlist/", 0.20, {"profile": 1.0}, "{prefix}u{id}.html"),
+        S("/rules/", 0.20, {"help": 1.0}, "{prefix}{slug}.html")),
+        {"img": 1.0}, sidebar_title="Who is online", category="mixed-math",
+        nav=(("/index.html", "Board index"), ("/memberlist/", "Members"), ("/rules/", "Rules"))),
+    # ---- maths-only sites
+    Site("calctutor.com", "CalcTutor", 2.0, (
+        S("/lessons/", 1.0, {"math_tex_lecture": 0.7, "math_prose": 0.3}, "{prefix}{slug}"),),
+        {"mathjax": 1.0}, "paren", category="math-only", nav=(("/lessons/", "Lessons"),)),
+    Site("olympiad-archive.org", "Olympiad Archive", 1.5, (
+        S("/problems/", 1.0, {"math_tex_q": 0.5, "math_prose": 0.5}, "{prefix}{year}/p{id}"),),
+        {"mathjax": 1.0}, category="math-only", nav=(("/problems/", "Problems"),)),
+    # ---- general sites with a few maths pages
+    Site("dailyherald-news.com", "The Daily Herald", 8.0, (
+        S("/business/", 0.30, {"finance": 1.0}, "{prefix}{year}/{month}/{slug}"),
+        S("/sport/", 0.30, {"sports": 1.0}, "{prefix}{year}/{month}/{slug}"),
+        S("/local/", 0.20, {"local": 1.0}, "{prefix}{year}/{month}/{slug}"),
+        S("/science/", 0.20, {"science": 0.8, "math_prose": 0.12, "math_tex_lecture": 0.08},
+          "{prefix}{year}/{month}/{slug}")),
+        {"mathjax": 1.0}, sidebar_title="Most read", category="general",
+        nav=(("/business/", "Business"), ("/sport/", "Sport"), ("/local/", "Local"), ("/science/", "Science"))),
+    Site("worldpedia.org", "Worldpedia", 6.0, (
+        S("/wiki/", 1.0, {"science": 0.25, "travel": 0.2, "film": 0.1, "local": 0.1, "sports": 0.1, "finance": 0.1,
+                          "math_tex_lecture": 0.1, "math_prose": 0.02, "code": 0.03}, "{prefix}{Slug}"),),
+        {"mathml": 0.5, "img": 0.5}, sidebar_title="Navigation", category="general",
+        nav=(("/wiki/Main_Page", "Main page"), ("/wiki/Special:Random", "Random article"))),
+    # ---- sites with no maths (several are hard negatives: numbers, code, equations in science news)
+    Site("marketpulse.com", "MarketPulse", 5.0, (S("/markets/", 1.0, {"finance": 1.0}, "{prefix}{year}/{slug}"),),
+         category="non-math", sidebar_title="Trending tickers"),
+    Site("scoreline.net", "Scoreline", 5.0, (S("/match/", 1.0, {"sports": 1.0}),), category="non-math",
+         sidebar_title="Live scores"),
+    Site("kitchenjournal.com", "Kitchen Journal", 4.0, (S("/recipes/", 1.0, {"recipe": 1.0}, "{prefix}{slug}"),),
+         category="non-math", sidebar_title="Popular recipes"),
+    Site("railtimes.org", "RailTimes", 3.0, (S("/timetables/", 1.0, {"timetable": 1.0}, "{prefix}{slug}"),),
+         category="non-math", sidebar_title="Service updates"),
+    Site("pydocs-hub.dev", "PyDocs Hub", 4.0, (S("/api/", 1.0, {"code": 1.0}, "{prefix}{slug}.html"),),
+         category="non-math", sidebar_title="Modules"),
+    Site("physicsnews.today", "Physics News Today", 4.0, (S("/stories/", 1.0, {"science": 1.0}, "{prefix}{year}/{slug}"),),
+         category="non-math", sidebar_title="Latest stories"),
+    Site("wanderlog-travel.com", "Wanderlog", 3.0, (S("/trips/", 1.0, {"travel": 1.0}, "{prefix}{slug}"),),
+         category="non-math", sidebar_title="More trips"),
+    Site("greenthumb.org", "Green Thumb", 2.5, (S("/guides/", 1.0, {"garden": 1.0}, "{prefix}{slug}"),),
+         category="non-math", sidebar_title="Seasonal jobs"),
+    Site("wellness-daily.com", "Wellness Daily", 2.5, (S("/articles/", 1.0, {"health": 1.0}, "{prefix}{slug}"),),
+         category="non-math"),
+    Site("gadgetbench.com", "GadgetBench", 3.0, (S("/reviews/", 1.0, {"tech": 1.0}, "{prefix}{slug}"),),
+         category="non-math", sidebar_title="Best buys"),
+    Site("cityreel.net", "CityReel", 2.0, (S("/film/", 1.0, {"film": 1.0}, "{prefix}{slug}"),), category="non-math"),
+    Site("jobsboard.co.uk", "JobsBoard", 2.0, (S("/vacancy/", 1.0, {"careers": 1.0}),), category="non-math"),
+    Site("xinwen-ribao.cn", "新闻日报", 4.0, (S("/news/", 1.0, {"zh_news": 0.95, "zh_math": 0.05}, "{prefix}{year}/{id}.html"),),
+         lang="zh", legacy_charset="gbk", category="general", sidebar_title="热门新闻"),
+    Site("meishi-jia.cn", "美食家", 1.5, (S("/caipu/", 1.0, {"zh_news": 1.0}, "{prefix}{id}.html"),),
+         lang="zh", legacy_charset="gbk", category="non-math", sidebar_title="推荐"),
+)
+
+# A mirror that republishes Q&A pages with its own boilerplate (near-duplicates); it has no own pages.
+MIRROR = Site("maths-mirror.info", "Maths Mirror", 0.0, (S("/q/", 1.0, {}),), {"mathjax": 1.0},
+              sidebar_title="Archive", category="mirror", nav=(("/q/", "Archive"),))

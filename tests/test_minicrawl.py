@@ -1,0 +1,297 @@
+"""The labeled mini-crawl generator: determinism, readable WARCs, labels, phenomena (no Spark)."""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import random
+import re
+import xml.etree.ElementTree as ET
+import zlib
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pytest
+from warcio.archiveiterator import ArchiveIterator
+
+from corpus_pipeline.cli import main
+from corpus_pipeline.minicrawl import MixConfig, generate
+from corpus_pipeline.minicrawl.formulas import TOPICS, formula, tex_to_mathml
+from corpus_pipeline.text import has_cjk
+
+N = 600
+SEED = 7
+
+
+@pytest.fixture(scope="module")
+def crawl(tmp_path_factory):
+    out = tmp_path_factory.mktemp("mc") / "crawl"
+    manifest = generate(out, pages=N, seed=SEED)
+    return out, manifest
+
+
+def _files(d: Path) -> dict:
+    return {str(p.relative_to(d)): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
+
+
+def _labels(d: Path) -> list[dict]:
+    return [json.loads(line) for line in (d / "labels.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def _responses(d: Path) -> list[dict]:
+    """Every response record as read by warcio (payload, declared and read lengths)."""
+    out = []
+    for f in sorted((d / "warc").glob("*.warc.gz")):
+        with open(f, "rb") as fh:
+            recs = list(_iter(fh))
+        for k, rec in enumerate(recs):
+            rec["file"] = f"warc/{f.name}"
+            rec["last_in_file"] = k == len(recs) - 1
+            out.append(rec)
+    return out
+
+
+def _iter(fh):
+    for rec in ArchiveIterator(fh):
+        if rec.rec_type != "response":
+            continue
+        payload = rec.content_stream().read()
+        raw_uri = rec.rec_headers.get_header("WARC-Target-URI")
+        yield {"raw_uri": raw_uri, "url": raw_uri[1:-1] if raw_uri.startswith("<") else raw_uri,
+               "status": rec.http_headers.get_statuscode(), "ctype": rec.http_headers.get_header("Content-Type") or "",
+               "location": rec.http_headers.get_header("Location"),
+               "declared": int(rec.http_headers.get_header("Content-Length")), "payload": payload}
+
+
+def _gunzip_members(data: bytes) -> bytes:
+    """Concatenated gzip members, tolerating a member cut short at the end."""
+    out = []
+    while data:
+        d = zlib.decompressobj(31)
+        out.append(d.decompress(data))
+        if not d.eof:
+            break
+        data = d.unused_data
+    return b"".join(out)
+
+
+@pytest.fixture(scope="module")
+def responses(crawl):
+    return _responses(crawl[0])
+
+
+# ----------------------------------------------------------------- determinism
+def test_same_seed_gives_byte_identical_files(crawl, tmp_path):
+    out, _ = crawl
+    generate(tmp_path / "again", pages=N, seed=SEED)
+    a, b = _files(out), _files(tmp_path / "again")
+    assert sorted(a) == sorted(b)
+    assert len([k for k in a if k.endswith(".warc.gz")]) >= 2      # split into several files
+    for k in a:
+        assert a[k] == b[k], k
+
+
+def test_different_seed_gives_different_crawl(crawl, tmp_path):
+    out, _ = crawl
+    generate(tmp_path / "other", pages=N, seed=SEED + 1)
+    assert (out / "labels.jsonl").read_bytes() != (tmp_path / "other" / "labels.jsonl").read_bytes()
+    first = sorted((out / "warc").glob("*.warc.gz"))[0].read_bytes()
+    other = sorted((tmp_path / "other" / "warc").glob("*.warc.gz"))[0].read_bytes()
+    assert first != other
+
+
+def test_gzip_members_have_zero_mtime(crawl):
+    data = sorted((crawl[0] / "warc").glob("*.warc.gz"))[0].read_bytes()
+    assert data[:2] == b"\x1f\x8b" and data[4:8] == b"\x00\x00\x00\x00"
+
+
+# ----------------------------------------------------------------- readable WARCs, truncation
+def test_warcio_reads_every_record_except_the_truncated_one(crawl, responses):
+    _, m = crawl
+    assert len(responses) == m["responses"] == N
+    short = [r for r in responses if len(r["payload"]) < r["declared"]]
+    assert len(short) == 1, [r["url"] for r in short]
+    t = short[0]
+    assert t["url"] == m["truncated"]["url"] and t["file"] == m["truncated"]["file"] and t["last_in_file"]
+    for r in responses:
+        if r is not t:
+            assert len(r["payload"]) == r["declared"], r["url"]
+    # every record type is there, and plain gzip sees exactly one file cut short
+    for f in sorted((crawl[0] / "warc").glob("*.warc.gz")):
+        types = Counter()
+        with open(f, "rb") as fh:
+            for rec in ArchiveIterator(fh):
+                types[rec.rec_type] += 1
+        assert types["warcinfo"] == 1 and types["request"] >= types["response"] > 0
+        if f"warc/{f.name}" == t["file"]:
+            with pytest.raises(EOFError):
+                gzip.decompress(f.read_bytes())
+        else:
+            assert gzip.decompress(f.read_bytes()).startswith(b"WARC/1.0\r\n")
+
+
+# ----------------------------------------------------------------- labels
+def test_every_response_url_has_exactly_one_label(crawl, responses):
+    labels = _labels(crawl[0])
+    urls = [x["url"] for x in labels]
+    assert len(urls) == len(set(urls))
+    assert {x["label"] for x in labels} <= {"math", "non-math", "ambiguous"}
+    assert set(urls) == {r["url"] for r in responses}
+    # some URIs are written as <...> (warcio strips the brackets itself; the raw bytes keep them)
+    raw = b"".join(_gunzip_members(f.read_bytes()) for f in sorted((crawl[0] / "warc").glob("*.gz")))
+    wrapped = re.findall(rb"WARC-Type: response\r\n(?:[^\r]*\r\n)*?WARC-Target-URI: <([^>\r]+)>", raw)
+    assert wrapped and {u.decode() for u in wrapped} <= set(urls)
+    c = Counter(x["label"] for x in labels)
+    assert 0.15 <= c["math"] / len(labels) <= 0.40
+    assert c["ambiguous"] <= 0.02 * len(labels)
+
+
+# ----------------------------------------------------------------- phenomena
+MARKUP_SIGNS = {
+    "mathjax": re.compile(rb"\$[^$<]{2,}\$|\\\(.+?\\\)"),
+    "katex": re.compile(rb'class="katex".*?annotation encoding="application/x-tex"', re.S),
+    "mathml": re.compile(rb'<math xmlns="http://www.w3.org/1998/Math/MathML"'),
+    "img": re.compile(rb'<img class="tex[^"]*" src="[^"]+" alt="[^"]*[\\^_=][^"]*"'),
+}
+
+
+def test_hosts_and_markup_kinds(crawl, responses):
+    _, m = crawl
+    hosts = {r["url"].split("/")[2] for r in responses}
+    assert len(hosts) >= 20 and m["n_hosts"] == len(hosts)
+    label = {x["url"]: x["label"] for x in _labels(crawl[0])}
+    html = [r for r in responses if r["ctype"].startswith("text/html") and r["status"] == "200"]
+    seen = Counter()
+    prose = 0
+    for r in html:
+        kinds = [k for k, rx in MARKUP_SIGNS.items() if rx.search(r["payload"])]
+        if label[r["url"]] == "math":
+            seen.update(kinds)
+            prose += not kinds
+        else:
+            assert "katex" not in kinds and "mathml" not in kinds, r["url"]
+    for k in MARKUP_SIGNS:
+        assert seen[k] >= 3, (k, seen)
+    n_math = sum(label[r["url"]] == "math" for r in html)
+    assert prose >= 0.25 * n_math                      # maths in plain prose, no formula markup
+    assert m["phenomena"]["math_prose"] >= 0.25 * n_math
+
+
+def test_chinese_and_number_dense_pages(crawl, responses):
+    label = {x["url"]: x["label"] for x in _labels(crawl[0])}
+    zh = Counter(label[r["url"]] for r in responses if r["ctype"] == "text/html; charset=utf-8"
+                 and has_cjk(r["payload"].decode("utf-8", "replace")))
+    assert zh["math"] >= 5 and zh["non-math"] >= 5
+    dense = 0
+    for r in responses:
+        if label[r["url"]] == "non-math" and r["ctype"].startswith("text/html"):
+            body = r["payload"].decode("utf-8", "replace")
+            if len(re.findall(r"\d+(?:[.,:]\d+)?", body)) >= 40:
+                dense += 1
+    assert dense >= 50
+
+
+def test_duplicates_recrawls_and_near_duplicates(crawl, responses):
+    _, m = crawl
+    by_url = defaultdict(list)
+    for r in responses:
+        by_url[r["url"]].append(r["payload"])
+    recrawled = [u for u, ps in by_url.items() if len(ps) > 1]
+    assert recrawled and all(len(set(by_url[u])) > 1 for u in recrawled)   # later fetch differs
+    digests = defaultdict(set)
+    for r in responses:
+        if r["status"] == "200" and r["ctype"].startswith("text/html"):
+            digests[hashlib.sha1(r["payload"]).hexdigest()].add(r["url"])
+    assert any(len(us) > 1 for us in digests.values())        # exact duplicates under different URLs
+    ph = m["phenomena"]
+    assert ph["near_dup_boilerplate"] >= 1 and ph["near_dup_sentence"] >= 1 and ph["exact_dup"] >= 1
+
+
+def test_redirect_non_html_non_utf8(crawl, responses):
+    statuses = Counter(r["status"] for r in responses)
+    assert statuses["301"] >= 1 and statuses["302"] >= 1
+    for r in responses:
+        if r["status"] in ("301", "302"):
+            assert r["location"] and r["location"].startswith("https://")
+    ctypes = {r["ctype"].split(";")[0] for r in responses}
+    assert {"application/pdf", "application/json", "image/png"} <= ctypes
+    legacy = {}
+    for r in responses:
+        cs = re.search(r"charset=([\w-]+)", r["ctype"])
+        if cs and cs.group(1) != "utf-8":
+            legacy[cs.group(1)] = r
+    assert {"windows-1252", "gbk"} <= set(legacy)
+    for cs, r in legacy.items():
+        with pytest.raises(UnicodeDecodeError):
+            r["payload"].decode("utf-8")
+        text = r["payload"].decode(cs)
+        assert f'<meta charset="{cs}">' in text
+
+
+def test_mixed_maths_sites_have_maths_and_non_maths_prefixes(crawl):
+    _, m = crawl
+    per = defaultdict(lambda: defaultdict(Counter))
+    for x in _labels(crawl[0]):
+        host, path = re.match(r"https?://([^/]+)(/[^/?]*)", x["url"]).groups()
+        per[host][path][x["label"]] += 1
+    assert len(m["mixed_math_hosts"]) >= 4
+    for host in m["mixed_math_hosts"]:
+        prefixes = per[host]
+        mathy = [p for p, c in prefixes.items() if c["math"] >= 5 and c["math"] >= 0.9 * sum(c.values())]
+        plain = [p for p, c in prefixes.items() if c["non-math"] >= 2 and c["math"] == 0]
+        assert mathy and plain, (host, dict(prefixes))
+    # sites with no maths at all, and general sites with only a few maths pages
+    cats = Counter(v["category"] for v in m["hosts"].values())
+    assert cats["non-math"] >= 8 and cats["general"] >= 2
+    for h, v in m["hosts"].items():
+        if v["category"] == "non-math":
+            assert v["math"] == 0, h
+
+
+def test_html_has_boilerplate_and_extractable_main_text(responses):
+    import trafilatura
+
+    html = [r for r in responses if r["ctype"] == "text/html; charset=utf-8" and r["status"] == "200"]
+    sample = random.Random(0).sample(html, 25)
+    for r in sample:
+        page = r["payload"].decode("utf-8")
+        for part in ("<header", "<nav", "<footer", "sidebar", "<h1"):
+            assert part in page
+        text = trafilatura.extract(page, url=r["url"]) or ""
+        assert len(text) >= 100, r["url"]
+        assert "All rights reserved" not in text
+
+
+# ----------------------------------------------------------------- pieces
+def test_tex_to_mathml_is_well_formed():
+    r = random.Random(3)
+    for topic in TOPICS:
+        for _ in range(40):
+            tex = formula(r, topic)
+            root = ET.fromstring(tex_to_mathml(tex, display=True))
+            assert root.tag.endswith("math") and len(list(root.iter())) > 3, tex
+
+
+def test_mix_is_tunable(tmp_path):
+    m = generate(tmp_path / "t", pages=300, seed=2,
+                 mix=MixConfig(prose_factor=0.0, site_weights={"askmaths.net": 40.0}, forced_phenomena=False))
+    assert m["kinds"].get("math_prose", 0) == 0 and m["kinds"].get("zh_math_prose", 0) == 0
+    assert m["hosts"]["askmaths.net"]["urls"] > 0.25 * m["labels"]
+
+
+def test_cli(tmp_path, capsys):
+    assert main(["minicrawl", "--out", str(tmp_path / "c"), "--pages", "60", "--random-seed", "3"]) == 0
+    assert (tmp_path / "c" / "labels.jsonl").exists() and (tmp_path / "c" / "manifest.json").exists()
+    assert "60 responses" in capsys.readouterr().out
+    assert main(["minicrawl", "--out", str(tmp_path / "d"), "--pages", "0"]) == 2
+    assert not (tmp_path / "d").exists()
+
+
+@pytest.mark.slow
+def test_default_size_generates(tmp_path):
+    """The demo's default size (not timed): counts land in the intended mix."""
+    m = generate(tmp_path / "demo", pages=3000, seed=1)
+    assert m["responses"] == 3000 and len(m["files"]) >= 4
+    share = m["label_counts"]["math"] / m["labels"]
+    assert 0.2 <= share <= 0.32
+    assert all(v["urls"] >= 20 for h, v in m["hosts"].items() if v["category"] != "mirror")
