@@ -176,20 +176,20 @@ def _extract(html: str, url: str, favor: str):
     tree = load_html(html)
     if tree is None:
         return Skip("extract_empty", "no HTML tree")
-    kinds = set(rewrite_math(tree))
+    kinds = set(rewrite_math(tree, html))
     title = strip_marks(_title(tree))
     text = _trafilatura_text(tree, url, favor)
     if not text or not text.strip():
         return Skip("extract_empty")
-    engines = engine_loaded(tree)
-    if engines:
-        text, n_bb = bbcode_to_delimiters(text)
-        if n_bb:
+    has_delims = detect_text_delimiters(text)
+    if has_delims or "[/" in text:  # the engine search costs a tree walk: only when needed
+        engines = engine_loaded(tree)
+        if engines:
+            text, n_bb = bbcode_to_delimiters(text)
+            has_delims = has_delims or n_bb > 0
+        if has_delims:
             kinds.add("tex_delimiters")
-    if detect_text_delimiters(text):
-        kinds.add("tex_delimiters")
-    if "tex_delimiters" in kinds:
-        kinds |= engines
+            kinds |= engines
     text = strip_marks(text)
     if not text.strip():
         return Skip("extract_empty")

@@ -26,6 +26,7 @@ the text, then strip the marks (``strip_marks``).
 """
 from __future__ import annotations
 
+import functools
 import html
 import re
 from urllib.parse import unquote, unquote_plus
@@ -44,15 +45,44 @@ MATHJAX_RENDER_CLASSES = {
     "MathJax_CHTML", "MathJax_MathML", "MJX_Assistive_MathML", "MathJax_PHTML", "MathJax_PlainSource",
 }
 
-# one XPath pass (in C) collects every candidate, in document order
-_CANDIDATES = etree.XPath(
-    "//script[starts-with(translate(@type,'MATHTEX','mathtex'),'math/')]"
-    " | //math | //*[substring(name(), string-length(name()) - 4) = ':math']"
-    " | //mjx-container"
-    " | //*[@class and (contains(@class,'katex') or contains(@class,'MathJax')"
-    "       or contains(@class,'MJX') or contains(@class,'mwe-math-element'))]"
-    " | //img[@alt or @src]"
-)
+# Candidates come in two groups.  Elements found by class (KaTeX, MathJax output,
+# Wikipedia's maths wrapper) are searched only when the page's source mentions the
+# class at all (a substring test: the class search visits every element and is the
+# costly part); they come first since they may contain <math>/<img>.  Then elements
+# found by tag, with lxml's C-level tag iterator, in document order.
+_CLASS_HINTS = {
+    "katex": "contains(@class,'katex')",
+    "MathJax": "contains(@class,'MathJax')",
+    "MJX": "contains(@class,'MJX')",
+    "mwe-math-element": "contains(@class,'mwe-math-element')",
+}
+_TAGS = ("script", "math", "img", "mjx-container")
+_NS_MATH = etree.XPath("//*[substring(name(), string-length(name()) - 4) = ':math']")
+_IMG_HINT = re.compile(r"tex|chl=|mwe-math|equation|formula", re.I)
+
+
+@functools.lru_cache(maxsize=32)
+def _class_xpath(tokens: tuple) -> etree.XPath:
+    return etree.XPath("//*[@class and (" + " or ".join(_CLASS_HINTS[t] for t in tokens) + ")]")
+
+
+def _candidates(tree, html: str | None) -> list:
+    tokens = tuple(t for t in _CLASS_HINTS if html is None or t in html)
+    out = list(_class_xpath(tokens)(tree)) if tokens else []
+    for el in tree.iter(_TAGS):
+        if el.tag == "img":
+            if _IMG_HINT.search((el.get("src") or "") + " " + (el.get("class") or "")):
+                out.append(el)
+        elif el.tag == "script":
+            if (el.get("type") or "")[:5].lower() == "math/":
+                out.append(el)
+        else:
+            out.append(el)
+    if html is None or ":math" in html:
+        out.extend(_NS_MATH(tree))
+    return out
+
+
 _ENGINE_SCRIPTS = etree.XPath(
     "//script[@src and (contains(translate(@src,'MATHJAXKTE','mathjaxkte'),'mathjax')"
     " or contains(translate(@src,'MATHJAXKTE','mathjaxkte'),'katex'))]"
@@ -181,11 +211,14 @@ def img_tex(img) -> str | None:
     return tex or None
 
 
-def rewrite_math(tree: HtmlElement) -> list:
-    """Replace maths elements in ``tree`` (in place); return the kinds found."""
+def rewrite_math(tree: HtmlElement, html: str | None = None) -> list:
+    """Replace maths elements in ``tree`` (in place); return the kinds found.
+
+    ``html``: the page's source, if at hand; cheap substring tests on it skip
+    the searches that cannot match."""
     kinds: set = set()
     removed: set = set()
-    candidates = _CANDIDATES(tree)
+    candidates = _candidates(tree, html)
     has_tex_scripts = False
     mathjax_render = []
     for el in candidates:
