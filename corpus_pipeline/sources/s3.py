@@ -66,10 +66,10 @@ def _is_not_found(e: BaseException) -> bool:
     return code in ("404", "NoSuchKey", "NotFound", "NoSuchBucket") or status == 404
 
 
-def list_keys(bucket: str, prefix: str, cfg) -> list[str]:
+def list_keys(bucket: str, prefix: str, cfg, page_size: int = 1000) -> list[str]:
     paginator = client(bucket, cfg).get_paginator("list_objects_v2")
     keys = []
-    for page in paginator.paginate(Bucket=bucket, Prefix=prefix):
+    for page in paginator.paginate(Bucket=bucket, Prefix=prefix, PaginationConfig={"PageSize": page_size}):
         for obj in page.get("Contents", []) or []:
             keys.append(obj["Key"])
     return keys

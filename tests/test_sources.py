@@ -1,0 +1,129 @@
+"""Resolving SRC arguments: local files, directories, globs, manifests (S3 is in test_s3.py)."""
+from __future__ import annotations
+
+import gzip
+import shutil
+
+import pytest
+
+from corpus_pipeline import sources
+from corpus_pipeline.config import IngestConfig
+from corpus_pipeline.counters import Counts
+from corpus_pipeline.errors import UsageError
+from corpus_pipeline.sources import manifest, s3
+
+
+@pytest.fixture
+def crawl(tmp_path, shared_data):
+    d = tmp_path / "crawl"
+    (d / "sub").mkdir(parents=True)
+    shutil.copy(shared_data / "warc/dolma/science-0.warc.gz", d / "a.warc.gz")
+    shutil.copy(shared_data / "warc/dolma/science-1.warc.gz", d / "sub" / "b.warc.gz")
+    shutil.copy(shared_data / "warc/warcio_testdata/example.warc", d / "c.warc")
+    (d / "README.txt").write_text("not a warc")
+    return d
+
+
+def test_file_dir_glob_and_file_uri(crawl):
+    cfg = IngestConfig()
+    a, b, c = str(crawl / "a.warc.gz"), str(crawl / "sub" / "b.warc.gz"), str(crawl / "c.warc")
+    assert sources.resolve([a], cfg) == [a]
+    assert sources.resolve([f"file://{a}"], cfg) == [a]
+    assert sources.resolve([str(crawl)], cfg) == [a, c, b]          # recursive, sorted per folder, no README
+    assert sources.resolve([str(crawl / "*.warc.gz")], cfg) == [a]
+    assert sorted(sources.resolve([str(crawl / "**" / "*.warc*")], cfg)) == sorted([a, b, c])
+    # duplicates across inputs are dropped, input order is kept
+    assert sources.resolve([c, str(crawl / "*.warc*"), a], cfg) == [c, a]
+
+
+def test_explicit_file_is_taken_whatever_its_name(crawl):
+    f = crawl / "README.txt"
+    assert sources.resolve([str(f)], IngestConfig()) == [str(f)]
+
+
+@pytest.mark.parametrize("bad", ["/nonexistent/x.warc.gz", "/nonexistent/*.warc.gz"])
+def test_input_matching_nothing_is_a_usage_error(bad):
+    with pytest.raises(UsageError, match="nonexistent"):
+        sources.resolve([bad], IngestConfig())
+
+
+def test_empty_glob_and_empty_dir(tmp_path):
+    (tmp_path / "empty").mkdir()
+    for src in (str(tmp_path / "empty"), str(tmp_path / "*.warc.gz")):
+        with pytest.raises(UsageError, match="matches no WARC"):
+            sources.resolve([src], IngestConfig())
+    with pytest.raises(UsageError):
+        sources.resolve([], IngestConfig())
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_manifest_relative_lines_against_base(crawl, tmp_path, gz):
+    body = "# comment\n\na.warc.gz\nsub/b.warc.gz\n" + f"{crawl}/c.warc\n"
+    name = "warc.paths.gz" if gz else "warc.paths"
+    m = tmp_path / name
+    m.write_bytes(gzip.compress(body.encode()) if gz else body.encode())
+    cfg = IngestConfig(manifest_base=str(crawl))
+    refs = sources.resolve([str(m)], cfg)
+    assert refs == [str(crawl / "a.warc.gz"), str(crawl / "sub" / "b.warc.gz"), str(crawl / "c.warc")]
+    # with the default base, relative lines point into Common Crawl's bucket
+    refs = sources.resolve([str(m)], IngestConfig())
+    assert refs[0] == "s3://commoncrawl/a.warc.gz" and refs[2] == str(crawl / "c.warc")
+
+
+def test_real_common_crawl_manifest_lines():
+    lines = ["crawl-data/CC-MAIN-2024-22/segments/1715971057216.39/warc/"
+             "CC-MAIN-20240517233122-20240518023122-00000.warc.gz"]
+    refs = manifest.parse_lines(lines, "s3://commoncrawl/")
+    assert refs == ["s3://commoncrawl/" + lines[0]]
+    assert s3.parse_uri(refs[0]) == ("commoncrawl", lines[0])
+    assert s3.anonymous_for("commoncrawl", IngestConfig())
+    assert not s3.anonymous_for("my-bucket", IngestConfig())
+    assert s3.anonymous_for("my-bucket", IngestConfig(s3_anonymous=True))
+    assert not s3.anonymous_for("commoncrawl", IngestConfig(s3_anonymous=False))
+
+
+def test_manifest_errors(tmp_path):
+    with pytest.raises(UsageError, match="manifest not found"):
+        sources.resolve([str(tmp_path / "warc.paths")], IngestConfig())
+    empty = tmp_path / "empty.warc.paths"
+    empty.write_text("# nothing\n")
+    with pytest.raises(UsageError, match="matches no WARC"):
+        sources.resolve([str(empty)], IngestConfig())
+    broken = tmp_path / "warc.paths.gz"
+    broken.write_bytes(b"not gzip at all")
+    with pytest.raises(UsageError, match="warc.paths.gz"):
+        sources.resolve([str(broken)], IngestConfig())
+
+
+def test_manifest_entry_missing_is_counted_not_fatal(crawl, tmp_path):
+    m = tmp_path / "warc.paths"
+    m.write_text("a.warc.gz\nmissing.warc.gz\n")
+    cfg = IngestConfig(manifest_base=str(crawl))
+    refs = sources.resolve([str(m)], cfg)
+    assert len(refs) == 2
+    counts = Counts()
+    pages = [p for r in refs for p in sources.iter_pages(r, cfg, counts)]
+    assert pages and counts["file_not_found"] == 1 and counts["files_read"] == 1 and counts["files"] == 2
+
+
+def test_open_stream_is_incremental(shared_data):
+    ref = str(shared_data / "warc/derived_minicrawl/minicrawl-00.warc.gz")
+    f = sources.open_stream(ref, IngestConfig())
+    try:
+        assert len(f.read(1000)) == 1000
+        assert f.tell() < 1_000_000          # buffered, not slurped
+    finally:
+        f.close()
+
+
+def test_transient_classification():
+    import http.client
+
+    assert sources.is_transient(ConnectionResetError())
+    assert sources.is_transient(TimeoutError())
+    assert sources.is_transient(http.client.IncompleteRead(b"", 10))
+    wrapped = ValueError("while reading")
+    wrapped.__cause__ = ConnectionResetError()
+    assert sources.is_transient(wrapped)
+    assert not sources.is_transient(ValueError("bad data"))
+    assert not sources.is_transient(FileNotFoundError("x"))
