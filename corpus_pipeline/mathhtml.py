@@ -34,6 +34,7 @@ from urllib.parse import unquote, unquote_plus
 from lxml import etree
 from lxml.html import HtmlElement
 
+from .asciimath import asciimath_to_tex
 from .mathml import local_name, mathml_to_tex, tex_annotation
 
 # printable (trafilatura drops unprintable characters) and rare: U+2045/U+2046
@@ -58,6 +59,9 @@ _CLASS_HINTS = {
 }
 _TAGS = ("script", "math", "img", "mjx-container")
 _NS_MATH = etree.XPath("//*[substring(name(), string-length(name()) - 4) = ':math']")
+_ASCIIMATH_ENGINE = re.compile(r"asciimath|[=,]AM_|/AM_", re.I)
+_AM_SKIP_TAGS = {"code", "pre", "script", "style", "textarea", "kbd", "samp"}
+_AM_SPAN = re.compile(r"(?<!\\)`([^`]+?)(?<!\\)`")
 _IMG_HINT = re.compile(r"tex|chl=|mwe-math|equation|formula", re.I)
 
 
@@ -74,8 +78,12 @@ def _candidates(tree, html: str | None) -> list:
             if _IMG_HINT.search((el.get("src") or "") + " " + (el.get("class") or "")):
                 out.append(el)
         elif el.tag == "script":
-            if (el.get("type") or "")[:5].lower() == "math/":
+            typ = (el.get("type") or "").lower()
+            if typ[:5] == "math/":
                 out.append(el)
+            elif _ASCIIMATH_ENGINE.search(el.get("src") or "") or (
+                    "mathjax-config" in typ and _ASCIIMATH_ENGINE.search(el.text or "")):
+                out.append(el)  # marks the page as written in ASCIIMath
         else:
             out.append(el)
     if html is None or ":math" in html:
@@ -135,6 +143,9 @@ def clean_tex(tex: str) -> str:
     # a lone trailing "\\" (line break) is noise after collapsing the formula
     while tex.endswith("\\\\"):
         tex = tex[:-2].rstrip()
+    # a lone trailing backslash (its space collapsed away) would escape our closing $
+    if tex.endswith("\\") and (len(tex) - len(tex.rstrip("\\"))) % 2:
+        tex = tex[:-1].rstrip()
     # $ inside TeX would close our delimiter
     return tex.replace("$", r"\$") if "$" in tex and r"\$" not in tex else tex
 
@@ -220,6 +231,7 @@ def rewrite_math(tree: HtmlElement, html: str | None = None) -> list:
     removed: set = set()
     candidates = _candidates(tree, html)
     has_tex_scripts = False
+    asciimath_page = False
     mathjax_render = []
     for el in candidates:
         if el in removed:
@@ -227,8 +239,17 @@ def rewrite_math(tree: HtmlElement, html: str | None = None) -> list:
         tag = el.tag if isinstance(el.tag, str) else ""
         if tag == "script":
             typ = (el.get("type") or "").lower().replace(" ", "")
+            if not typ.startswith("math/"):
+                asciimath_page = True  # an ASCIIMath engine (see _candidates)
+                continue
+            if typ.startswith("math/asciimath"):
+                tex = clean_tex(asciimath_to_tex(el.text or ""))
+                kinds.add("asciimath")
+                if tex:
+                    _replace(el, _delimited(tex, "mode=display" in typ), removed)
+                continue
             if not typ.startswith("math/tex"):
-                continue  # math/asciimath, math/mml: leave to the extractor (dropped)
+                continue  # math/mml and others: left to the extractor (dropped)
             has_tex_scripts = True
             tex = clean_tex(el.text or "")
             kinds.add("mathjax")
@@ -296,6 +317,8 @@ def rewrite_math(tree: HtmlElement, html: str | None = None) -> list:
             continue
         if cls & MATHJAX_RENDER_CLASSES:
             mathjax_render.append(el)
+    if asciimath_page and _asciimath_text(tree):
+        kinds.add("asciimath")
     # MathJax v2 output (rendered glyphs, previews): drop it when the TeX source
     # scripts are on the page; otherwise use the assistive MathML it may carry.
     for el in mathjax_render:
@@ -316,6 +339,39 @@ def rewrite_math(tree: HtmlElement, html: str | None = None) -> list:
                 _replace(el, _delimited(tex, "MathJax_Display" in cls or
                                         "MathJax_SVG_Display" in cls), removed)
     return sorted(kinds)
+
+
+def _am_sub(m) -> str:
+    tex = clean_tex(asciimath_to_tex(m.group(1)))
+    return _delimited(tex, False) if tex else m.group(0)
+
+
+def _am_convert(s: str) -> tuple[str, int]:
+    if "`" not in s:
+        return s, 0
+    s, n = _AM_SPAN.subn(_am_sub, s)
+    return s.replace("\\`", "`"), n
+
+
+def _asciimath_text(tree) -> int:
+    """On a page rendered by an ASCIIMath engine: `...` in text -> $TeX$
+    (an escaped \\` stays a literal backquote).  Returns the number converted."""
+    total = 0
+    body = tree.find(".//body")
+    root = body if body is not None else tree
+    stack = [root]
+    while stack:
+        el = stack.pop()
+        if el.tail and el is not root:
+            el.tail, n = _am_convert(el.tail)
+            total += n
+        if not isinstance(el.tag, str) or el.tag in _AM_SKIP_TAGS:
+            continue
+        if el.text:
+            el.text, n = _am_convert(el.text)
+            total += n
+        stack.extend(el)
+    return total
 
 
 def engine_loaded(tree: HtmlElement) -> set:

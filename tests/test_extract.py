@@ -276,3 +276,41 @@ def test_time_limit_outside_main_thread_uses_watchdog():
     assert isinstance(results["skip"], Skip) and results["skip"].reason == "extract_timeout"
     assert isinstance(results["ok"], Extracted)
     assert results["late"] == "none"
+
+
+# --- ASCIIMath -------------------------------------------------------------------
+
+@pytest.mark.parametrize("am, expected", [
+    ("sum_(k=1)^n k^2 = (n(n+1)(2n+1))/6",
+     "\\sum_{k=1}^{n}k^{2}=\\frac{n\\left(n+1\\right)\\left(2n+1\\right)}{6}"),
+    ("e^(2x)", "e^{2x}"),
+    ("sqrt(3x-1) != abs(x)", "\\sqrt{3x-1}\\ne\\left|x\\right|"),
+    ("[[a,b],[c,d]]", "\\left[\\begin{array}{cc}a & b \\\\ c & d\\end{array}\\right]"),
+    ("lim_(x->oo) alpha xx beta", "\\lim_{x\\to\\infty}\\alpha\\times\\beta"),
+    ("root(3)(x) + hat y", "\\sqrt[3]{x}+\\hat{y}"),
+])
+def test_asciimath_to_tex(am, expected):
+    from corpus_pipeline.asciimath import asciimath_to_tex
+
+    assert asciimath_to_tex(am) == expected
+
+
+def test_asciimath_page_backquotes_converted_only_with_engine():
+    body = ("<p>The area of a circle with radius `r` is `pi r^2`, and you type \\`alpha\\` "
+            "to get the letter; code stays: <code>`x^2`</code> in the examples of this page.</p>")
+    with_engine = page(body).replace("</head>", '<script src="js/ASCIIMathML.js"></script></head>')
+    r = extract_html(with_engine, "u")
+    assert "$\\pi r^{2}$" in r.text and "$r$" in r.text
+    assert "`alpha`" in r.text          # escaped backquotes are literal
+    assert "`x^2`" in r.text            # code is left alone
+    assert r.math_kinds == ["asciimath"]
+    r = extract_html(page(body), "u")   # no ASCIIMath engine: backquotes are just text
+    assert "`pi r^2`" in r.text and r.math_kinds == []
+
+
+def test_tex_never_ends_in_an_escaping_backslash():
+    from corpus_pipeline.mathhtml import clean_tex
+
+    assert clean_tex("a \\ ") == "a"
+    assert clean_tex("x^2 \\\\") == "x^2"
+    assert clean_tex("5 $ off") == "5 \\$ off"
