@@ -122,15 +122,28 @@ def build_command(args, env: dict) -> list[str]:
     return cmd + inner
 
 
+def submit_env() -> dict:
+    """This process's environment, plus where the driver finds the starter seed: the driver imports
+    corpus_pipeline from the zip, where ``seeds/`` beside the package is not a real folder."""
+    from .. import packaging
+
+    env = dict(os.environ)
+    root = packaging.project_root()
+    if "CORPUS_PIPELINE_SEEDS" not in env and root is not None and (root / "seeds").is_dir():
+        env["CORPUS_PIPELINE_SEEDS"] = str(root / "seeds")
+    return env
+
+
 def _shown(cmd: list[str], env: dict) -> str:
-    pre = [f"{k}={shlex.quote(env[k])}" for k in ("PYSPARK_PYTHON", "SPARK_LOCAL_IP") if env.get(k)]
+    pre = [f"{k}={shlex.quote(env[k])}" for k in ("PYSPARK_PYTHON", "SPARK_LOCAL_IP", "CORPUS_PIPELINE_SEEDS")
+           if env.get(k)]
     return " ".join(pre + [shlex.quote(c) for c in cmd])
 
 
 def plan(args, cfg) -> list[str]:
     from .. import packaging
 
-    env = dict(os.environ)
+    env = submit_env()
     cmd = build_command(args, env)
     lines = []
     if not args.py_files:
@@ -143,7 +156,7 @@ def plan(args, cfg) -> list[str]:
 def run(args, cfg) -> int:
     from .. import packaging
 
-    env = dict(os.environ)
+    env = submit_env()
     cmd = build_command(args, env)
     dist = os.path.abspath(args.dist)
     if args.py_files:
