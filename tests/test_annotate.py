@@ -254,3 +254,31 @@ def test_minicrawl_shaped_flags_and_proposals():
         for nav in ("/users/", "/tags/", "/help/"):
             assert not any(p.startswith(host + nav) for p in paths)
     assert "mathworld.example.org/topics/" in paths
+
+
+# ---------------------------------------------------------------- the `annotate` command
+def test_annotate_command_shows_latest_worksheet(tmp_path, capsys):
+    from corpus_pipeline.cli import main
+
+    run = tmp_path / "run"
+    (run / "iter=001").mkdir(parents=True)
+    assert main(["annotate", str(run)]) == 1                      # no worksheet yet
+    assert "no path worksheet" in capsys.readouterr().err
+    A.write_worksheet(str(run / "iter=001" / "annotations"), ROWS, [], 1,
+                      proposed=[A.Mark("mathoverflow.net", "/questions/", "proposer")])
+    A.write_worksheet(str(run / "iter=002" / "annotations"), ROWS,
+                      [A.Mark("mathoverflow.net", "/questions/", "carried", origin="proposer", since=1)], 2)
+    (run / "iter=003").mkdir()                                   # a later iteration without a worksheet
+    assert main(["annotate", str(run)]) == 0
+    out = capsys.readouterr().out
+    marked = run / "iter=002" / "annotations" / "marked_paths.txt"
+    assert "iteration 2" in out and str(marked) in out and "worksheet.md" in out
+    assert "flagged hosts: 4, candidate prefixes: 14" in out
+    assert "marked now: 1 (1 carried)" in out
+    assert "would mark:" in out and "math.stackexchange.com/questions/" in out
+    # an invalid marked file: exit 2 naming the file and line
+    marked.write_text(marked.read_text() + "nosuchhost.org/x/\n")
+    n = len(marked.read_text().splitlines())
+    assert main(["annotate", str(run)]) == 2
+    assert f"{marked}:{n}: unknown host 'nosuchhost.org'" in capsys.readouterr().err
+    assert main(["annotate", str(tmp_path / "absent")]) == 2

@@ -11,8 +11,6 @@ domain of a host is computed once per distinct host, not per page.
 """
 from __future__ import annotations
 
-from typing import Iterable
-
 from .. import domains as rules
 from .. import schemas
 from ..config import DomainConfig
@@ -59,12 +57,34 @@ def domain_stats(spark, pages_df, collected_df, cfg: DomainConfig):
             .select(*schemas.columns(schemas.DOMAINS)))
 
 
-_EXPLODED = ("host STRING, prefix STRING, depth INT, page_id STRING, url STRING, title STRING, "
-             "is_collected BOOLEAN")
+def _explode_prefixes(df, depth: int):
+    """One row per (page, prefix of depth 1..depth): ``domains.path_prefixes`` as JVM expressions.
+
+    The prefix of depth d is the path up to its (d+1)-th '/', which exists
+    when the path has more than d+1 '/'-separated parts; a path without a
+    leading '/' gets one.  Kept in SQL so the (re-evaluated) explode needs no
+    Python workers; tests check it against the pure function.
+    """
+    from pyspark.sql import functions as F
+
+    p = F.coalesce(F.col("path"), F.lit("/"))
+    p = F.when(p.startswith("/"), p).otherwise(F.concat(F.lit("/"), p))
+    parts = F.size(F.split(p, "/"))
+    choices = [F.when(parts > F.lit(d + 1), F.struct(F.lit(d).cast("int").alias("depth"),
+                                                     F.concat(F.substring_index(p, "/", d + 1), F.lit("/"))
+                                                     .alias("prefix")))
+               for d in range(1, depth + 1)]
+    out = df.withColumn("_pre", F.explode(F.array(*choices))).filter(F.col("_pre").isNotNull())
+    return out.select("host", F.col("_pre.prefix").alias("prefix"), F.col("_pre.depth").alias("depth"),
+                      "page_id", "url", "title", "is_collected")
 
 
 def prefix_stats(spark, pages_df, collected_df, domains_df, cfg: DomainConfig):
-    """Per host of a flagged domain, per path prefix of depth 1..path_depth (``domains.path_prefixes``)."""
+    """Per host of a flagged domain, per path prefix of depth 1..path_depth (``domains.path_prefixes``).
+
+    Rows are unordered (sort when collecting); ``examples`` is a JSON list of
+    ``{"url", "title", "collected"}``, as ``domains.aggregate_prefixes`` chooses them.
+    """
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -76,15 +96,7 @@ def prefix_stats(spark, pages_df, collected_df, domains_df, cfg: DomainConfig):
     df = _with_key(spark, df, cfg.key)
     flagged = domains_df.filter(F.col("flagged")).select(F.col("host").alias("dkey")).distinct()
     df = df.join(F.broadcast(flagged), "dkey", "inner")
-    depth = cfg.path_depth
-
-    def explode(rows: Iterable):
-        for r in rows:
-            for d, pre in enumerate(rules.path_prefixes(r.path, depth), start=1):
-                yield (r.host, pre, d, r.page_id, r.url, r.title, bool(r.is_collected))
-
-    ex = rdd_to_df(spark, df.select("host", "path", "page_id", "url", "title", "is_collected").rdd
-                   .mapPartitions(explode), _EXPLODED)
+    ex = _explode_prefixes(df.select("host", "path", "page_id", "url", "title", "is_collected"), cfg.path_depth)
     stats = (ex.groupBy("host", "prefix", "depth")
              .agg(F.count(F.lit(1)).cast("long").alias("pages"),
                   F.sum(F.col("is_collected").cast("long")).cast("long").alias("collected"))
@@ -111,8 +123,7 @@ def prefix_stats(spark, pages_df, collected_df, domains_df, cfg: DomainConfig):
         stats = stats.withColumn("examples", F.lit("[]"))
     return (stats.withColumn("fraction", F.col("collected").cast("double") / F.col("pages").cast("double"))
             .withColumn("examples", F.coalesce(F.col("examples"), F.lit("[]")))
-            .select(*schemas.columns(schemas.PREFIXES))
-            .orderBy("host", "depth", "prefix"))
+            .select(*schemas.columns(schemas.PREFIXES)))
 
 
 def pages_under_marks(spark, pages_df, collected_df, marks: list, iteration: int):

@@ -1,0 +1,192 @@
+"""Spark layer of the domain and path steps, checked against the pure rules of domains.py."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from corpus_pipeline import annotate as A
+from corpus_pipeline import domains as D
+from corpus_pipeline import schemas
+from corpus_pipeline.annotate import Mark
+from corpus_pipeline.config import AnnotateConfig, DomainConfig
+from corpus_pipeline.spark.io import rows_to_df
+
+pytestmark = pytest.mark.spark
+
+
+def _pages():
+    """(page_id, host, path, url, title, collected) of a small crawl."""
+    out = []
+
+    def add(pid, host, path, collected):
+        out.append(D.PageRef(pid, host, path, collected, f"https://{host}{path}", f"title {pid}"))
+
+    for i in range(20):
+        add(f"mq{i:02d}", "mathoverflow.net", f"/questions/{i}/slug", i < 17)
+    for i in range(8):
+        add(f"mu{i:02d}", "mathoverflow.net", f"/users/{i}/name", i == 0)
+    add("mr", "mathoverflow.net", "/about", False)
+    # odd paths: empty segments, no leading slash, a directory page, no path
+    add("me1", "mathoverflow.net", "/meta//x/y", True)
+    add("me2", "mathoverflow.net", "/meta//x/z", False)
+    add("me3", "mathoverflow.net", "meta/p", True)
+    add("me4", "mathoverflow.net", "/meta/", False)
+    add("me5", "mathoverflow.net", None, False)
+    for i in range(10):                               # exactly 10%: not flagged
+        add(f"nw{i:02d}", "news.example.com", f"/world/{i}/story", i == 0)
+    for i in range(9):                                # 2 of 9 but min_pages 10 in one test
+        add(f"bl{i:02d}", "blog.example.org", f"/2024/{i % 2}/post-{i}", i < 2)
+    for i in range(6):                                # subdomains of one registered domain
+        add(f"se{i:02d}", "math.stackexchange.com", f"/questions/{i}/q", i < 5)
+        add(f"ck{i:02d}", "cooking.stackexchange.com", f"/questions/{i}/q", False)
+    add("nohost", "", "/x/y", True)
+    return out
+
+
+def _dfs(spark, pages):
+    pdf = rows_to_df(spark, [schemas.row(schemas.PAGES, {"page_id": p.page_id, "url": p.url, "host": p.host,
+                                                          "path": p.path, "title": p.title})
+                             for p in pages], schemas.PAGES)
+    cdf = rows_to_df(spark, [(p.page_id, 0.9, 10) for p in pages if p.collected], schemas.COLLECTED)
+    return pdf, cdf
+
+
+@pytest.fixture(scope="module")
+def small(spark):
+    """The small crawl as cached DataFrames (built once for this module)."""
+    pages = _pages()
+    pdf, cdf = _dfs(spark, pages)
+    pdf, cdf = pdf.cache(), cdf.cache()
+    yield pages, pdf, cdf
+    pdf.unpersist()
+    cdf.unpersist()
+
+
+def _rows(df):
+    return [r.asDict() for r in df.collect()]
+
+
+@pytest.mark.parametrize("key,min_pages", [("host", 1), ("host", 10), ("registered", 1)])
+def test_domain_stats_match_pure_rules(spark, small, key, min_pages):
+    pages, pdf, cdf = small
+    cfg = DomainConfig(key=key, min_pages=min_pages)
+    from corpus_pipeline.spark.domains import domain_stats
+
+    got = sorted(_rows(domain_stats(spark, pdf, cdf, cfg)), key=lambda r: r["host"])
+    assert got == D.aggregate_domains(pages, cfg)
+    by = {r["host"]: r for r in got}
+    assert by.get("news.example.com", {}).get("flagged") is not True
+    if key == "host":
+        assert by["mathoverflow.net"]["flagged"] and by["mathoverflow.net"]["collected"] == 20
+        assert by["news.example.com"]["fraction"] == pytest.approx(0.1) and not by["news.example.com"]["flagged"]
+        assert by["blog.example.org"]["flagged"] is (min_pages <= 9)
+    else:
+        assert by["stackexchange.com"]["pages"] == 12 and by["stackexchange.com"]["collected"] == 5
+        assert by["stackexchange.com"]["flagged"]
+
+
+def test_prefix_stats_match_pure_rules_and_cover_flagged_only(spark, small):
+    from corpus_pipeline.spark.domains import domain_stats, prefix_stats
+
+    pages, pdf, cdf = small
+    cfg = DomainConfig(path_depth=2, examples=2)
+    doms = domain_stats(spark, pdf, cdf, cfg)
+    got = sorted(_rows(prefix_stats(spark, pdf, cdf, doms, cfg)), key=lambda r: (r["host"], r["depth"], r["prefix"]))
+    flagged = {r["host"] for r in _rows(doms) if r["flagged"]}
+    want = D.aggregate_prefixes(pages, flagged, cfg)
+    for r in got:
+        r["examples"] = json.loads(r["examples"])
+    assert got == want
+    assert {r["host"] for r in got} == {"mathoverflow.net", "blog.example.org", "math.stackexchange.com"}
+    q = next(r for r in got if r["host"] == "mathoverflow.net" and r["prefix"] == "/questions/")
+    assert (q["pages"], q["collected"], q["depth"]) == (20, 17, 1)
+    assert [e["collected"] for e in q["examples"]] == [True, True, False, False]
+    assert q["examples"][0] == {"url": "https://mathoverflow.net/questions/0/slug", "title": "title mq00",
+                                "collected": True}
+    assert any(r["prefix"] == "/2024/1/" for r in got)      # depth 2 with 4 pages
+    meta = {r["prefix"]: r["pages"] for r in got if r["prefix"].startswith("/meta")}
+    assert meta == {"/meta/": 4, "/meta//": 2}
+
+
+def test_prefix_stats_registered_key_keeps_real_hosts(spark, small):
+    from corpus_pipeline.spark.domains import domain_stats, prefix_stats
+
+    _, pdf, cdf = small
+    cfg = DomainConfig(key="registered", path_depth=1)
+    got = _rows(prefix_stats(spark, pdf, cdf, domain_stats(spark, pdf, cdf, cfg), cfg))
+    se = {(r["host"], r["prefix"]): r["collected"] for r in got if "stackexchange" in r["host"]}
+    assert se == {("cooking.stackexchange.com", "/questions/"): 0, ("math.stackexchange.com", "/questions/"): 5}
+
+
+def test_pages_under_marks(spark, small):
+    from corpus_pipeline.spark.domains import pages_under_marks
+
+    pages, pdf, cdf = small
+    marks = [Mark("mathoverflow.net", "/questions/", "proposer"),
+             Mark("mathoverflow.net", "/questions/3/", "person"),    # deeper: wins for page 3
+             Mark("MathOverflow.net", "/questions/", "carried"),     # duplicate
+             Mark("blog.example.org", "/2024/1/", "person")]
+    got = {r["page_id"]: r for r in _rows(pages_under_marks(spark, pdf, cdf, marks, 2))}
+    expected = {p.page_id for p in pages if not p.collected and (
+        (p.host == "mathoverflow.net" and (p.path or "").startswith("/questions/")) or
+        (p.host == "blog.example.org" and (p.path or "").startswith("/2024/1/")))}
+    assert set(got) == expected and expected          # uncollected only, each page once
+    assert got["mq17"] == {"seed_id": "p:mq17", "page_id": "mq17", "source": "path:mathoverflow.net/questions/",
+                           "added_in": 3, "text": None}
+    assert all(r["added_in"] == 3 and r["text"] is None for r in got.values())
+    assert all(r["source"] == "path:blog.example.org/2024/1/" for k, r in got.items() if k.startswith("bl"))
+    # no users, news or cooking pages; the collected page 3 is not added although under the deeper mark
+    assert not any(k.startswith(("mu", "nw", "ck")) for k in got) and "mq03" not in got
+    # the deeper mark wins the tie: make page mq03 uncollected
+    cdf2 = cdf.filter("page_id != 'mq03'")
+    got2 = {r["page_id"]: r for r in _rows(pages_under_marks(spark, pdf, cdf2, marks, 2))}
+    assert got2["mq03"]["source"] == "path:mathoverflow.net/questions/3/"
+    # no marks: an empty SEED table
+    empty = pages_under_marks(spark, pdf, cdf, [], 2)
+    assert empty.columns == schemas.columns(schemas.SEED) and empty.count() == 0
+
+
+def _minicrawl_shaped(seed: int = 7):
+    """Same shape as tests/test_annotate.py::minicrawl_shaped_pages (the mini-crawl generator was not
+    available when this was written): maths Q&A sites with /questions/ (maths) and /users/ /tags/ /help/
+    (non-maths), a pure maths site, non-maths sites; maths pages collected with misses, a few false positives."""
+    rng = random.Random(seed)
+    labeled = []
+    for host in ("math.stackexchange.com", "mathoverflow.net"):
+        labeled += [(host, f"/questions/{1000 + i}/problem-{i}", True) for i in range(40)]
+        labeled += [(host, f"/users/{i}/someone-{i}", False) for i in range(15)]
+        labeled += [(host, f"/tags/{t}", False) for t in ("algebra", "calculus", "geometry", "topology")]
+        labeled += [(host, f"/help/{t}", False) for t in ("asking", "privacy", "badges", "editing")]
+    labeled += [("mathworld.example.org", f"/topics/{t}/page{i}", True) for t in ("algebra", "geometry")
+                for i in range(8)]
+    for host in ("news.example.com", "recipes.example.net"):
+        labeled += [(host, f"/section{i % 3}/article-{i}", False) for i in range(40)]
+    return [D.PageRef(f"{n:05d}", h, p, rng.random() < (0.85 if m else 0.03), f"https://{h}{p}", p)
+            for n, (h, p, m) in enumerate(labeled)]
+
+
+def test_minicrawl_shaped_end_to_end(spark, tmp_path):
+    from corpus_pipeline.spark.domains import domain_stats, pages_under_marks, prefix_stats
+
+    pages = _minicrawl_shaped()
+    pdf, cdf = _dfs(spark, pages)
+    cfg = DomainConfig()
+    doms = domain_stats(spark, pdf, cdf, cfg)
+    flagged = {r["host"] for r in _rows(doms) if r["flagged"]}
+    assert {"math.stackexchange.com", "mathoverflow.net", "mathworld.example.org"} <= flagged
+    assert not flagged & {"news.example.com", "recipes.example.net"}
+    rows = _rows(prefix_stats(spark, pdf, cdf, doms, cfg))
+    proposed = A.propose(rows, AnnotateConfig())
+    paths = {m.path for m in proposed}
+    assert {"math.stackexchange.com/questions/", "mathoverflow.net/questions/",
+            "mathworld.example.org/topics/"} <= paths
+    assert not any(nav in p for p in paths for nav in ("/users/", "/tags/", "/help/"))
+    # through the files, as the loop does it
+    out = A.write_worksheet(str(tmp_path), rows, [], 1, proposed=proposed)
+    marks = A.read_marks(out["marked"], A.known_prefixes(rows))
+    seed = _rows(pages_under_marks(spark, pdf, cdf, marks, 1))
+    missed = {p.page_id for p in pages if not p.collected and "/questions/" in p.path}
+    assert missed and missed <= {r["page_id"] for r in seed}
+    assert all("/users/" not in r["source"] for r in seed)
