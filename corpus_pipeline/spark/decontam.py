@@ -1,0 +1,165 @@
+"""Spark layer of decontamination: the index is built once on the driver,
+broadcast, and applied to pages in ``mapPartitions`` (pure rules in
+``corpus_pipeline/decontam.py``)."""
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .. import decontam as D
+from .. import fs as fsmod
+from ..errors import UsageError
+from ..schemas import CONTAMINATION, columns
+from .io import struct, write_table
+
+_REMOVED, _LINES, _ROWS = "_dc_removed", "_dc_lines", "_dc_rows"
+
+
+@dataclass
+class DecontamResult:
+    corpus: object                  # DataFrame: the input's columns, text cleaned, removed pages absent
+    contamination: object           # DataFrame in schemas.CONTAMINATION
+    counts: dict                    # JSON-serializable: pages_in, pages_removed, segments_removed, by_benchmark ...
+    benchmarks: list = field(default_factory=list)      # benchmark names used
+    skipped_files: list = field(default_factory=list)   # files in the benchmarks directory not known (not used)
+    index_stats: dict = field(default_factory=dict)
+    _cached: object = None
+
+    def unpersist(self) -> None:
+        if self._cached is not None:
+            self._cached.unpersist()
+
+
+def _partition_fn(bc, cfg, text_pos: int, id_pos: Optional[int], url_pos: Optional[int]):
+    def run(rows):
+        from ..dedup.url import page_id as url_page_id
+
+        index = bc.value
+        for r in rows:
+            vals = list(r)
+            res = D.decontaminate_text(vals[text_pos], index, cfg)
+            contam = []
+            if res.rows:
+                pid = vals[id_pos] if id_pos is not None else None
+                if pid is None and url_pos is not None and vals[url_pos]:
+                    pid = url_page_id(vals[url_pos])
+                pid = None if pid is None else str(pid)
+                contam = [(pid,) + tuple(x) for x in res.rows]
+            if not res.removed:
+                vals[text_pos] = res.text
+            yield tuple(vals) + (bool(res.removed), int(res.lines_removed), contam)
+    return run
+
+
+def build_broadcast_index(spark, benchmarks_dir: str, cfg):
+    """Load the benchmarks and build the index on the driver; (Benchmarks, GramIndex)."""
+    if not fsmod.is_local(benchmarks_dir):
+        raise UsageError(f"{benchmarks_dir}: the benchmarks directory must be a local folder on the driver")
+    bm = D.load_benchmarks(fsmod.local_path(benchmarks_dir), cfg)
+    return bm, D.build_index(bm, cfg)
+
+
+def decontaminate_df(spark, corpus_df, benchmarks_dir: str, cfg) -> "DecontamResult":
+    """Decontaminate a DataFrame with a ``text`` column (and ``page_id`` or ``url``)."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import BooleanType, IntegerType, StructField, StructType, ArrayType
+
+    names = corpus_df.columns
+    if "text" not in names:
+        raise UsageError(f"the corpus has no 'text' column (columns: {', '.join(names)})")
+    if "page_id" not in names and "url" not in names:
+        raise UsageError(f"the corpus needs a 'page_id' or 'url' column (columns: {', '.join(names)})")
+    bm, index = build_broadcast_index(spark, benchmarks_dir, cfg)
+    bc = spark.sparkContext.broadcast(index)
+    fn = _partition_fn(bc, cfg, names.index("text"),
+                       names.index("page_id") if "page_id" in names else None,
+                       names.index("url") if "url" in names else None)
+    out_schema = StructType(list(corpus_df.schema.fields) + [
+        StructField(_REMOVED, BooleanType(), False),
+        StructField(_LINES, IntegerType(), False),
+        StructField(_ROWS, ArrayType(struct(CONTAMINATION)), False),
+    ])
+    df = spark.createDataFrame(corpus_df.rdd.mapPartitions(fn), out_schema)
+    df = df.persist(StorageLevel.MEMORY_AND_DISK)
+
+    corpus = df.filter(~F.col(_REMOVED)).select(*[F.col(f"`{c}`") for c in names])
+    contamination = df.select(F.explode(_ROWS).alias("r")).select(*[F.col(f"r.{c}") for c in columns(CONTAMINATION)])
+
+    agg = df.agg(
+        F.count(F.lit(1)).alias("pages_in"),
+        F.sum(F.col(_REMOVED).cast("int")).alias("pages_removed"),
+        F.sum(((~F.col(_REMOVED)) & (F.size(_ROWS) > 0)).cast("int")).alias("pages_cleaned"),
+        F.sum(F.when(~F.col(_REMOVED), F.col(_LINES)).otherwise(0)).alias("segments_removed"),
+    ).collect()[0]
+    counts = D.empty_counts()
+    for k in ("pages_in", "pages_removed", "pages_cleaned", "segments_removed"):
+        counts[k] = int(agg[k] or 0)
+    counts["pages_out"] = counts["pages_in"] - counts["pages_removed"]
+    c = contamination
+    rule = (F.when(F.col("action") == D.SEGMENT_REMOVED, F.lit(D.R_NGRAM))
+            .when(F.col("reason") != D.R_NGRAM, F.col("reason")))
+    for r in c.select(rule.alias("rule"), "page_id").where(F.col("rule").isNotNull()) \
+            .groupBy("rule").agg(F.countDistinct("page_id").alias("n")).collect():
+        counts["by_rule"][r["rule"]] = int(r["n"])
+    by_b: dict = {}
+    for r in c.groupBy("benchmark", "action").agg(F.countDistinct("page_id").alias("n")).collect():
+        by_b.setdefault(r["benchmark"], {})[r["action"]] = int(r["n"])
+    by_br: dict = {}
+    for r in c.groupBy("benchmark", "reason").agg(F.countDistinct("page_id").alias("n")).collect():
+        by_br.setdefault(r["benchmark"], {})[r["reason"]] = int(r["n"])
+    counts["by_benchmark"] = {b: dict(sorted(d.items())) for b, d in sorted(by_b.items())}
+    counts["by_benchmark_rule"] = {b: dict(sorted(d.items())) for b, d in sorted(by_br.items())}
+    stats = {"items": len(bm.items), "grams": int(len(index.hashes)), "index_bytes": int(index.nbytes()),
+             "files": [f.path for f in bm.files]}
+    return DecontamResult(corpus=corpus, contamination=contamination, counts=counts, benchmarks=bm.names(),
+                          skipped_files=list(bm.skipped), index_stats=stats, _cached=df)
+
+
+# ---------------------------------------------------------------- files in, files out
+def _first_json_keys(path: str) -> Optional[list]:
+    """Column order of a local JSONL file (Spark's JSON reader sorts columns by name)."""
+    if not fsmod.is_local(path):
+        return None
+    p = fsmod.local_path(path)
+    try:
+        opener = gzip.open if p.endswith(".gz") else open
+        with opener(p, "rt", encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    obj = json.loads(line)
+                    return list(obj) if isinstance(obj, dict) else None
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def read_corpus(spark, path: str):
+    """A JSONL (.jsonl/.json, optionally .gz) or Parquet file/folder as a DataFrame."""
+    low = path.lower().rstrip("/")
+    if fsmod.is_local(path) and not fsmod.get_fs(path).exists(path):
+        raise UsageError(f"{path}: input not found")
+    if low.endswith((".jsonl", ".json", ".jsonl.gz", ".json.gz", ".ndjson")):
+        df = spark.read.option("mode", "FAILFAST").json(fsmod.to_spark_uri(path))
+        order = _first_json_keys(path)
+        if order:
+            cols = [c for c in order if c in df.columns] + [c for c in df.columns if c not in order]
+            df = df.select(*[f"`{c}`" for c in cols])
+        return df
+    return spark.read.parquet(fsmod.to_spark_uri(path))
+
+
+def decontaminate_file(spark, input_path: str, benchmarks_dir: str, out_dir: str, cfg) -> DecontamResult:
+    """`decontaminate` command: OUT/corpus (input columns, text cleaned), OUT/contamination, OUT/counts.json."""
+    df = read_corpus(spark, input_path)
+    res = decontaminate_df(spark, df, benchmarks_dir, cfg)
+    res.corpus.write.mode("overwrite").parquet(fsmod.to_spark_uri(fsmod.join(out_dir, "corpus")))
+    write_table(res.contamination, fsmod.join(out_dir, "contamination"), CONTAMINATION)
+    summary = dict(res.counts, benchmarks=res.benchmarks, skipped_files=res.skipped_files,
+                   index=res.index_stats)
+    fsmod.get_fs(out_dir, spark).write_text(fsmod.join(out_dir, "counts.json"),
+                                            json.dumps(summary, indent=2, ensure_ascii=False))
+    res.unpersist()
+    return res
