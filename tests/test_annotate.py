@@ -282,3 +282,42 @@ def test_annotate_command_shows_latest_worksheet(tmp_path, capsys):
     assert main(["annotate", str(run)]) == 2
     assert f"{marked}:{n}: unknown host 'nosuchhost.org'" in capsys.readouterr().err
     assert main(["annotate", str(tmp_path / "absent")]) == 2
+
+
+# ---------------------------------------------------------------- the real mini-crawl generator
+def test_minicrawl_maths_sites_flagged_and_maths_prefixes_proposed(tmp_path):
+    """Pages built from the mini-crawl's labels.jsonl URLs; math-labeled pages are collected with
+    15% misses, non-maths pages with 3% false positives (seeded)."""
+    minicrawl = pytest.importorskip("corpus_pipeline.minicrawl")
+    from corpus_pipeline.dedup.url import host_and_path, page_id
+
+    manifest = minicrawl.generate(tmp_path / "mc", pages=1200, seed=1)
+    rng = random.Random(11)
+    pages = []
+    with open(tmp_path / "mc" / "labels.jsonl", encoding="utf-8") as f:
+        for line in f:
+            rec = json.loads(line)
+            host, path = host_and_path(rec["url"])
+            p_collect = {"math": 0.85, "non-math": 0.03}.get(rec["label"], 0.2)
+            pages.append(D.PageRef(page_id(rec["url"]), host, path, rng.random() < p_collect, rec["url"], ""))
+    dcfg = DomainConfig()
+    doms = {r["host"]: r for r in D.aggregate_domains(pages, dcfg)}
+    flagged = {h for h, r in doms.items() if r["flagged"]}
+    mixed = set(manifest["mixed_math_hosts"])
+    assert mixed and mixed <= flagged
+    non_math_hosts = {h for h, v in manifest["hosts"].items() if v["category"] == "non-math"}
+    assert not flagged & non_math_hosts
+
+    rows = D.aggregate_prefixes(pages, flagged, dcfg)
+    proposed = A.propose(rows, AnnotateConfig())
+    top_level = {(m.host, D.path_prefixes(m.prefix, 1)[0]) for m in proposed}
+    for host in mixed:
+        prefixes = manifest["hosts"][host]["prefixes"]
+        main = max(prefixes, key=lambda p: prefixes[p]["math"])     # the site's maths section
+        assert (host, main) in top_level, (host, main)
+        for pre, counts in prefixes.items():
+            if counts["math"] == 0:                                 # users, tags, help, news, ...
+                assert (host, pre) not in top_level, (host, pre)
+    # nothing proposed where the crawl has no maths at all
+    for host, pre in top_level:
+        assert manifest["hosts"][host]["prefixes"].get(pre, {"math": 1})["math"] > 0, (host, pre)
