@@ -1,14 +1,116 @@
-"""`corpus-pipeline fetch-benchmarks` (not implemented yet)."""
+"""`corpus-pipeline fetch-benchmarks --out DIR`: download the public test sets.
+
+Writes them in the layout ``decontaminate --benchmarks DIR`` reads (see
+``corpus_pipeline/decontam.py``: ``gsm8k/test.jsonl``, ``math/test.jsonl``,
+``agieval/<task>.jsonl``, ``mgsm/mgsm_zh.jsonl``, ``extra/<name>_test.jsonl`` ...).
+Needs network access; nothing else in the project downloads at run time.
+Every downloaded file is checked with the same loader ``decontaminate`` uses
+before it is moved into place (a Git LFS pointer or an HTML error page fails).
+"""
 from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import urllib.request
+from pathlib import Path
+
+_DS = "https://raw.githubusercontent.com/deepseek-ai/DeepSeek-Math/main/evaluation/datasets/"
+_HARNESS = "https://raw.githubusercontent.com/QwenLM/Qwen2.5-Math/main/evaluation/data/"
+_AGIEVAL = "https://raw.githubusercontent.com/ruixiangcui/AGIEval/main/data/v1/"
+_GSM8K = "https://raw.githubusercontent.com/openai/grade-school-math/master/grade_school_math/data/test.jsonl"
+
+_HARNESS_EXTRA = (
+    "aime24", "amc23", "aqua", "asdiv", "carp_en", "cn_middle_school", "college_math", "gaokao2023en",
+    "gaokao2024_I", "gaokao2024_II", "gaokao2024_mix", "mawps", "minerva_math", "olympiadbench", "svamp",
+)
+
+
+def sources() -> list[tuple[str, str, str]]:
+    """(benchmark group, URL, destination relative to the output folder), in download order."""
+    from ..decontam import AGIEVAL_TASKS
+
+    out = [
+        ("gsm8k", _GSM8K, "gsm8k/test.jsonl"),
+        ("math", _HARNESS + "math/test.jsonl", "math/test.jsonl"),
+        ("cmath", _DS + "cmath/test.jsonl", "cmath/test.jsonl"),
+    ]
+    out += [("agieval", f"{_AGIEVAL}{t}.jsonl", f"agieval/{t}.jsonl") for t in AGIEVAL_TASKS]
+    out += [
+        ("mgsm", _DS + "mgsm_zh/mgsm_zh.jsonl", "mgsm/mgsm_zh.jsonl"),
+        ("mmlu_stem", _DS + "mmlu_stem/test.jsonl", "mmlu_stem/test.jsonl"),
+        ("ocw", _DS + "ocw/test.jsonl", "ocw/test.jsonl"),
+        ("sat", _DS + "sat/test.jsonl", "sat/test.jsonl"),
+        ("minif2f", _DS + "minif2f/test.jsonl", "minif2f/test.jsonl"),
+    ]
+    out += [("extra", f"{_HARNESS}{n}/test.jsonl", f"extra/{n}_test.jsonl") for n in _HARNESS_EXTRA]
+    return out
+
+
+def _selected(only: list[str]) -> list[tuple[str, str, str]]:
+    from ..decontam import identify
+    from ..errors import UsageError
+
+    srcs = sources()
+    if not only:
+        return srcs
+    names = {g for g, _u, _d in srcs} | {identify(d)[0] for _g, _u, d in srcs}
+    bad = [o for o in only if o not in names]
+    if bad:
+        raise UsageError(f"--only: unknown benchmark(s) {', '.join(bad)} (known: {', '.join(sorted(names))})")
+    return [s for s in srcs if s[0] in only or identify(s[2])[0] in only]
 
 
 def add_arguments(p) -> None:
-    pass
+    p.add_argument("--out", required=True, metavar="DIR", help="folder to write the benchmark files into")
+    p.add_argument("--only", action="append", default=[], metavar="NAME",
+                   help="fetch only this benchmark or group (gsm8k, agieval, extra, aime24 ...); repeatable")
+    p.add_argument("--force", action="store_true", help="download again even when the file exists")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
 
 
 def plan(args, cfg) -> list[str]:
-    return ["fetch-benchmarks: not implemented yet"]
+    return [f"download {url} -> {os.path.join(args.out, dest)}" for _g, url, dest in _selected(args.only)]
+
+
+def _download(url: str, dest: Path, timeout: float) -> int:
+    from ..decontam import identify, read_benchmark_file
+
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
+    try:
+        req = urllib.request.Request(url, headers={"User-Agent": "corpus-pipeline fetch-benchmarks"})
+        with urllib.request.urlopen(req, timeout=timeout) as resp, os.fdopen(fd, "wb") as out:
+            while True:
+                chunk = resp.read(1 << 20)
+                if not chunk:
+                    break
+                out.write(chunk)
+        name, fmt = identify(dest.parent.name + "/" + dest.name)
+        n = len(read_benchmark_file(tmp, name, fmt))  # InputFileError when it is not the expected format
+        os.replace(tmp, dest)
+        return n
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
 def run(args, cfg) -> int:
-    raise NotImplementedError("fetch-benchmarks is not implemented yet")
+    failed = 0
+    out = Path(args.out)
+    for _group, url, rel in _selected(args.only):
+        dest = out / rel
+        if dest.exists() and not args.force:
+            print(f"[skip]  {rel} (exists; --force to download again)")
+            continue
+        try:
+            n = _download(url, dest, args.timeout)
+            print(f"[saved] {rel}: {n} items from {url}")
+        except Exception as e:  # noqa: BLE001 - one failed source does not stop the others
+            failed += 1
+            print(f"[fail]  {rel}: {url}: {e}", file=sys.stderr)
+    if failed:
+        print(f"{failed} file(s) could not be fetched", file=sys.stderr)
+        return 1
+    print(f"benchmarks in {out}: use `corpus-pipeline decontaminate --benchmarks {out} ...`")
+    return 0
