@@ -56,6 +56,8 @@ _CLASS_HINTS = {
     "MathJax": "contains(@class,'MathJax')",
     "MJX": "contains(@class,'MJX')",
     "mwe-math-element": "contains(@class,'mwe-math-element')",
+    # <div class="math">TeX</div> / <span class="math">: raw TeX for a client-side renderer
+    'class="math': "contains(concat(' ', normalize-space(@class), ' '), ' math ')",
 }
 _TAGS = ("script", "math", "img", "mjx-container")
 _NS_MATH = etree.XPath("//*[substring(name(), string-length(name()) - 4) = ':math']")
@@ -71,6 +73,8 @@ def _class_xpath(tokens: tuple) -> etree.XPath:
 
 
 def _candidates(tree, html: str | None) -> list:
+    if not isinstance(html, str):
+        html = None
     tokens = tuple(t for t in _CLASS_HINTS if html is None or t in html)
     out = list(_class_xpath(tokens)(tree)) if tokens else []
     for el in tree.iter(_TAGS):
@@ -127,6 +131,7 @@ _TEXT_DELIMS = re.compile(
     r"(?:\\[A-Za-z]{2,}|(?<![A-Za-z]{2})[\^_](?:\{|\w(?!\w)))[^$\n]{0,300}?(?<=\S)\$(?!\w)",
     re.S,
 )
+_HAS_DELIMS = re.compile(r"\$|\\\(|\\\[|\\begin\{")
 _MARKED = re.compile(MARK_OPEN + ".*?" + MARK_CLOSE, re.S)
 
 
@@ -232,6 +237,7 @@ def rewrite_math(tree: HtmlElement, html: str | None = None) -> list:
     candidates = _candidates(tree, html)
     has_tex_scripts = False
     asciimath_page = False
+    raw_tex_elements = False
     mathjax_render = []
     for el in candidates:
         if el in removed:
@@ -315,8 +321,18 @@ def rewrite_math(tree: HtmlElement, html: str | None = None) -> list:
             if tex:
                 _replace(el, _delimited(tex, display), removed)
             continue
+        if "math" in cls and (el.tag in ("div", "span", "p")) and len(el) == 0:
+            raw = el.text or ""
+            if _TEX_CMD.search(raw) and not _HAS_DELIMS.search(raw):
+                tex = clean_tex(raw)
+                if tex:
+                    raw_tex_elements = True
+                    _replace(el, _delimited(tex, el.tag != "span"), removed)
+            continue
         if cls & MATHJAX_RENDER_CLASSES:
             mathjax_render.append(el)
+    if raw_tex_elements:
+        kinds |= engine_loaded(tree) or {"tex_delimiters"}
     if asciimath_page and _asciimath_text(tree):
         kinds.add("asciimath")
     # MathJax v2 output (rendered glyphs, previews): drop it when the TeX source

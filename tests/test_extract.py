@@ -314,3 +314,15 @@ def test_tex_never_ends_in_an_escaping_backslash():
     assert clean_tex("a \\ ") == "a"
     assert clean_tex("x^2 \\\\") == "x^2"
     assert clean_tex("5 $ off") == "5 \\$ off"
+
+
+def test_raw_tex_in_math_class_elements():
+    body = ('<p>The repeating fraction is</p><div class="math">\\frac{1}{1+\\frac{1}{x}}</div>'
+            '<p>and inline <span class="math">\\alpha^2</span> too, while <span class="math">plain words'
+            '</span> and <span class="math">$x$</span> are left alone in this paragraph of text.</p>')
+    html = page(body).replace("</head>", '<script src="/js/katex/katex.min.js"></script></head>')
+    r = extract_html(html, "u")
+    assert "$$\\frac{1}{1+\\frac{1}{x}}$$" in r.text
+    assert "$\\alpha^2$" in r.text
+    assert "plain words" in r.text and "$x$" in r.text and "$$x$$" not in r.text
+    assert "katex" in r.math_kinds
