@@ -12,6 +12,7 @@ other record is counted under a named reason in a :class:`~counters.Counts`:
 ``not_html``           Content-Type not in ``html_content_types``
 ``page_too_large``     payload above ``max_page_bytes``
 ``truncated_record``   the stream ended inside the record (file cut short)
+``invalid_target_uri`` a response whose WARC-Target-URI is not a URL (junk parsed as ARC)
 ``decode_failed``      content-encoding or charset could not be decoded
 ``corrupt_gzip``       a gzip member is damaged: reading stops there
 ``corrupt_record``     an unparsable record header: reading stops there
@@ -53,6 +54,7 @@ class ReadState:
     """Progress through one file, kept across re-opens of the same file."""
     last_offset: int = -1       # offset of the last record fully processed (counted and yielded)
     records: int = 0            # records fully processed
+    valid: int = 0              # ... of which well-formed (a file without any was not read)
     gunzip: bool = False        # whole-file gzip: read through a gzip decoder (offsets not addressable)
     finished: bool = False
 
@@ -245,12 +247,15 @@ def _classify_record(record, cfg, counts: Counts, source: str, offset: Optional[
         page, reason = None, "truncated_record"
     if page is None:
         counts.add(reason)
-    return page
+    return page, reason
 
 
 def _inspect(record, cfg, source: str, offset: Optional[int]):
     if record.rec_type != "response":
         return None, "non_response"
+    if "://" not in (record.rec_headers.get_header("WARC-Target-URI") or ""):
+        # also what lines of junk parsed as ARC headers look like
+        return None, "invalid_target_uri"
     http = record.http_headers
     if http is None:
         return None, "no_http_headers"
@@ -338,7 +343,8 @@ def iter_records(
         if position <= state.last_offset:
             continue
         try:
-            page = _classify_record(record, cfg, counts, source, offset if addressable else None, transient)
+            page, reason = _classify_record(record, cfg, counts, source, offset if addressable else None,
+                                            transient)
         except Exception as e:  # noqa: BLE001
             if transient(e):
                 raise
@@ -349,6 +355,8 @@ def iter_records(
             break
         counts.add(RECORDS)
         state.records += 1
+        if reason not in ("invalid_target_uri", "truncated_record"):
+            state.valid += 1
         state.last_offset = position
         if page is not None:
             yield page
@@ -429,7 +437,7 @@ def read_file(
             _warn(source, f"giving up after {failures} attempt(s): {type(e).__name__}: {e}")
             counts.add("file_failed")
             break
-    if state.records > 0 or (state.finished and opened):
+    if state.valid > 0 or (state.finished and opened and state.records == 0):
         counts.add("files_read")
 
 

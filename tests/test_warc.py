@@ -13,7 +13,7 @@ from corpus_pipeline.config import IngestConfig
 from corpus_pipeline.counters import Counts
 
 RECORD_REASONS = {"non_response", "no_http_headers", "not_html", "page_too_large", "truncated_record",
-                  "decode_failed", "http_status_invalid"}
+                  "decode_failed", "http_status_invalid", "invalid_target_uri"}
 
 
 def read_all(path, cfg=None, counts=None):
@@ -146,6 +146,9 @@ def test_not_a_warc_at_all():
     assert pages == [] and counts["corrupt_record"] == 1 and counts["files_read"] == 0
     pages, counts = read_bytes(gzip.compress(b"not a warc file\n" * 100))
     assert pages == [] and counts["files_read"] == 0
+    # lines of five or six words parse as ARC headers: still not a readable file
+    pages, counts = read_bytes(b"<!doctype html><html><body>this is not a WARC</body></html>\n" * 10)
+    assert pages == [] and counts["files_read"] == 0 and counts["invalid_target_uri"] >= 1
 
 
 def test_missing_file_is_counted(tmp_path):
