@@ -50,8 +50,9 @@ def default_seed_path() -> str:
     """Path of the shipped starter seed (``seeds/starter_seed.jsonl.gz``).
 
     Looked up in ``$CORPUS_PIPELINE_SEEDS`` (a folder or the file itself), the
-    ``seeds/`` folder beside the package (a checkout), inside the package, and
-    ``<prefix>/share/corpus_pipeline/seeds``.
+    ``seeds/`` folder beside the package (a checkout), inside the package,
+    ``<prefix>/share/corpus_pipeline/seeds``, and the ``--py-files`` zip the package was
+    imported from.
     """
     tried = []
     for c in _candidates():
@@ -59,6 +60,12 @@ def default_seed_path() -> str:
         tried.append(str(f))
         if f.is_file():
             return str(f)
+    try:   # imported from spark-submit's --py-files zip: the seed is a member of the zip
+        from .packaging import project_file
+
+        return project_file("seeds/" + SEED_FILE)
+    except (ImportError, FileNotFoundError, OSError):
+        pass
     raise InputFileError(tried[0] if tried else SEED_FILE,
                          "the starter seed was not found (looked in: " + ", ".join(tried) +
                          "); pass --seed-corpus FILE or set " + _ENV)

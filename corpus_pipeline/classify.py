@@ -1,0 +1,383 @@
+"""The fastText maths classifier (pure: no Spark).
+
+* :func:`prepare`: the one text preparation shared by training and scoring
+  (NFKC, lower case, TeX commands kept as tokens, CJK split into characters,
+  operators as tokens, numbers kept whole, truncation to ``max_words``).
+* :func:`train_model`: fastText with the paper's settings from
+  :class:`~corpus_pipeline.config.ClassifierConfig`, deterministic (one thread,
+  fixed seed, training lines in an order fixed by a hash, not by input order).
+* :func:`train_and_evaluate`: held-out split, training, precision / recall / F1
+  / precision-recall curve, ``model.bin`` + ``metrics.json`` written to a model
+  folder (local path or Hadoop URI, through :mod:`corpus_pipeline.fs`).
+* :func:`load_model` (cached once per process) and :func:`predict_proba`
+  (batch P(math)).
+
+Labels are ``__label__math`` and ``__label__other``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+import time
+import unicodedata
+from itertools import islice
+from typing import Iterable, Optional, Sequence
+
+from .config import ClassifierConfig
+from .text import CJK_RANGES
+
+LABEL_MATH = "__label__math"
+LABEL_OTHER = "__label__other"
+MODEL_FILE = "model.bin"
+METRICS_FILE = "metrics.json"
+EVAL_THRESHOLD = 0.5
+NAN_ATTEMPTS = 8          # training attempts when fastText reports a spurious NaN (see train_model)
+
+# ---------------------------------------------------------------- text preparation
+# Maths symbols: every character of Unicode category Sm, plus ASCII operators.  "|" is left
+# out: on extracted web pages it is mostly a table-cell separator, not an absolute value.
+_SM = "".join(chr(c) for c in range(0x2000, 0x2c00) if unicodedata.category(chr(c)) == "Sm")
+_SM += "".join(ch for ch in "¬±×÷϶∂∇∞" if ch not in _SM)
+_OPS = re.escape("=+-*/^_<>()[]{}$%!&~'") + re.escape(_SM)
+_TOKEN = re.compile(
+    r"\\[a-z]+"                      # TeX control word: \frac, \sum, \mathbb
+    r"|\\[^a-z\s]"                   # TeX control symbol: \{ \, \\
+    f"|[{CJK_RANGES}]"               # one token per CJK character
+    r"|\d+(?:\.\d+)?"                # numbers (decimals kept whole)
+    f"|[^\\W\\d_{CJK_RANGES}]+"      # words (any script)
+    f"|[{_OPS}]"                     # operators and maths symbols, one each
+)
+_CHARS_PER_TOKEN_CAP = 12             # raw text is cut to max_words * this before tokenizing
+
+
+def tokens(text: str, max_words: int) -> list[str]:
+    """The first ``max_words`` tokens of ``text`` (see :func:`prepare`)."""
+    if not text:
+        return []
+    t = text[: max_words * _CHARS_PER_TOKEN_CAP]
+    if not unicodedata.is_normalized("NFKC", t):
+        t = unicodedata.normalize("NFKC", t)
+    t = t.lower()
+    return [m.group(0) for m in islice(_TOKEN.finditer(t), max_words)]
+
+
+def prepare(text: Optional[str], max_words: int = 2000) -> str:
+    """One line of space-separated tokens that fastText reads as words.
+
+    NFKC-normalized and lower-cased; ``\\frac`` and other TeX commands are one
+    token each; each CJK character is a token (fastText's word n-grams then see
+    character bigrams and trigrams); numbers are tokens (decimals kept whole);
+    operators and maths symbols are tokens of their
+    own; other punctuation is dropped.  Truncated to the first ``max_words``
+    tokens (and the text to ``max_words * 12`` characters before that), so
+    training and scoring see exactly the same words.
+    """
+    return " ".join(tokens(text or "", max_words))
+
+
+# ---------------------------------------------------------------- deterministic ordering
+def _hash01(*parts) -> float:
+    h = hashlib.sha1("\x1f".join(str(p) for p in parts).encode("utf-8")).digest()
+    return int.from_bytes(h[:8], "big") / 2.0 ** 64
+
+
+def split_holdout(texts: Sequence[str], fraction: float, random_seed: int, label: str
+                  ) -> tuple[list[str], list[str]]:
+    """(train, held-out): a text is held out when a hash of (seed, label, text)
+    falls under ``fraction``.  Independent of input order; duplicates stay together."""
+    train, hold = [], []
+    for t in texts:
+        (hold if fraction > 0 and _hash01(random_seed, "holdout", label, t) < fraction else train).append(t)
+    return train, hold
+
+
+def training_lines(pos: Iterable[str], neg: Iterable[str], cfg: ClassifierConfig, random_seed: int
+                   ) -> list[str]:
+    """fastText training lines, prepared, empty ones left out, in an order fixed by a
+    hash of (seed, line): the same multiset of texts always gives the same file."""
+    chunk = getattr(cfg, "train_chunk_words", 0) or cfg.max_words
+    per_class = []
+    for label, texts in ((LABEL_MATH, pos), (LABEL_OTHER, neg)):
+        lines = []
+        for t in texts:
+            toks = tokens(t or "", cfg.max_words)
+            for s in range(0, len(toks), chunk):
+                piece = toks[s:s + chunk]
+                if s == 0 or len(piece) >= max(1, chunk // 4):   # drop a short tail of a long document
+                    lines.append(label + " " + " ".join(piece))
+        per_class.append(lines)
+    if getattr(cfg, "balance_classes", False) and all(per_class):
+        per_class = _balanced(per_class, random_seed)
+    else:
+        per_class = [[(ln, 0) for ln in c] for c in per_class]
+    entries = per_class[0] + per_class[1]
+    entries.sort(key=lambda e: (hashlib.sha1(f"{random_seed}\x1f{e[1]}\x1f{e[0]}".encode("utf-8")).digest(), e))
+    return [ln for ln, _ in entries]
+
+
+def _balanced(per_class: list[list[str]], random_seed: int) -> list[list[tuple[str, int]]]:
+    """Repeat the smaller class's lines (whole copies, then a hash-chosen rest) until both
+    classes have as many lines, so the classifier's prior stays at one half.  Lines are
+    returned as (line, copy number) so that copies land apart in the training order."""
+    big = max(len(c) for c in per_class)
+    out = []
+    for lines in per_class:
+        reps, rest = divmod(big, len(lines))
+        ranked = sorted(lines, key=lambda s: (_hash01(random_seed, "balance", s), s))
+        out.append([(ln, k) for k in range(reps) for ln in lines] + [(ln, reps) for ln in ranked[:rest]])
+    return out
+
+
+# ---------------------------------------------------------------- training
+# fastText is trained in a fresh Python process.  fasttext-numpy2 0.10.4 reads memory it never
+# initialised while training: in a process whose heap has been used (a test session, a Spark
+# driver) identical runs raise "Encountered NaN" in some attempts or in all of them (seen at
+# dim 16, never at dim 256), while in a fresh process the same file trains fine, and all
+# successful runs give identical models.  A child process per training (+ ~0.5 s) makes this
+# reliable; NaN failures are still retried, and M_MMAP_THRESHOLD is lowered in the child so
+# large blocks come as zeroed pages.
+_FIT_CHILD = r"""
+import ctypes, json, sys
+try:
+    ctypes.CDLL("libc.so.6").mallopt(-3, 64 * 1024)
+except (OSError, AttributeError):
+    pass
+import fasttext
+a = json.loads(sys.argv[1])
+out = a.pop("_out")
+fasttext.train_supervised(**a).save_model(out)
+"""
+
+
+def _fit(train_path: str, cfg: ClassifierConfig, out_path: str) -> None:
+    import subprocess
+    import sys
+
+    args = dict(input=train_path, dim=cfg.dim, lr=cfg.lr, wordNgrams=cfg.word_ngrams,
+                minCount=cfg.min_count, epoch=cfg.epoch, bucket=cfg.bucket, thread=cfg.threads,
+                seed=cfg.seed, loss="softmax", minn=0, maxn=0, verbose=0, _out=out_path)
+    for attempt in range(1, NAN_ATTEMPTS + 1):
+        r = subprocess.run([sys.executable, "-c", _FIT_CHILD, json.dumps(args)],
+                           capture_output=True, text=True)
+        if r.returncode == 0 and os.path.exists(out_path):
+            return
+        if "Encountered NaN" not in r.stderr or attempt == NAN_ATTEMPTS:
+            raise RuntimeError(f"fastText training failed (exit {r.returncode}): {r.stderr.strip()[-2000:]}")
+
+
+def train_model(pos_texts: Sequence[str], neg_texts: Sequence[str], cfg: ClassifierConfig,
+                random_seed: int = 0, save_to: Optional[str] = None):
+    """A fastText supervised model trained on the given texts (loaded in this process);
+    with ``save_to`` (a local path) the model file is also kept there.
+
+    Deterministic for ``cfg.threads == 1``: fixed fastText seed and a training file whose
+    order does not depend on the order of the inputs.  Training runs in a child process
+    (see ``_FIT_CHILD``).
+    """
+    import fasttext
+
+    lines = training_lines(pos_texts, neg_texts, cfg, random_seed)
+    labels = {ln.split(" ", 1)[0] for ln in lines}
+    if labels != {LABEL_MATH, LABEL_OTHER}:
+        raise ValueError("training needs at least one non-empty positive and one non-empty negative text")
+    work = tempfile.mkdtemp(prefix="ft_train_")
+    try:
+        path = os.path.join(work, "train.txt")
+        with open(path, "w", encoding="utf-8") as f:
+            for ln in lines:
+                f.write(ln + "\n")
+        out = save_to or os.path.join(work, MODEL_FILE)
+        _fit(path, cfg, out)
+        return fasttext.load_model(out)
+    finally:
+        for name in os.listdir(work):
+            os.unlink(os.path.join(work, name))
+        os.rmdir(work)
+
+
+# ---------------------------------------------------------------- prediction
+def predict_proba(model, texts: Sequence[Optional[str]], cfg: ClassifierConfig,
+                  prepared: bool = False) -> list[float]:
+    """P(math) in [0, 1] for each text, in order.  A text with no tokens scores 0."""
+    lines = list(texts) if prepared else [prepare(t, cfg.max_words) for t in texts]
+    out = [0.0] * len(lines)
+    idx = [i for i, ln in enumerate(lines) if ln]
+    if not idx:
+        return out
+    labels, probs = model.predict([lines[i] for i in idx], k=2)
+    for i, labs, ps in zip(idx, labels, probs):
+        p = None
+        for lab, pr in zip(labs, ps):
+            if lab == LABEL_MATH:
+                p = float(pr)
+                break
+            if lab == LABEL_OTHER:
+                p = 1.0 - float(pr)
+        out[i] = min(1.0, max(0.0, p if p is not None else 0.0))
+    return out
+
+
+_MODEL_CACHE: dict = {}
+
+
+def load_model(path: str):
+    """The fastText model at local ``path``, loaded once per process (the most
+    recent model only: older ones are released when another path is loaded)."""
+    key = os.path.abspath(path)
+    m = _MODEL_CACHE.get(key)
+    if m is None:
+        import fasttext
+
+        _MODEL_CACHE.clear()
+        m = fasttext.load_model(key)
+        _MODEL_CACHE[key] = m
+    return m
+
+
+def score_texts(model_path: str, texts: Sequence[Optional[str]], cfg: ClassifierConfig) -> list[float]:
+    """P(math) of each text with the (cached) model at a local path, in batches."""
+    model = load_model(model_path)
+    out: list[float] = []
+    b = cfg.score_batch_size
+    for s in range(0, len(texts), b):
+        out.extend(predict_proba(model, texts[s:s + b], cfg))
+    return out
+
+
+# ---------------------------------------------------------------- evaluation
+def pr_metrics(scores: Sequence[float], labels: Sequence[bool], threshold: float = EVAL_THRESHOLD,
+               curve_points: int = 101) -> dict:
+    """Precision, recall, F1 at ``threshold``, average precision and a precision-recall
+    curve (thresholds 0, 1/(n-1), ..., 1) for binary labels (True = maths)."""
+    n_pos = sum(1 for y in labels if y)
+    n_neg = len(labels) - n_pos
+
+    def at(th: float) -> tuple[int, int]:
+        tp = sum(1 for s, y in zip(scores, labels) if s >= th and y)
+        fp = sum(1 for s, y in zip(scores, labels) if s >= th and not y)
+        return tp, fp
+
+    def ratio(a: int, b: int) -> Optional[float]:
+        return a / b if b else None
+
+    tp, fp = at(threshold)
+    p, r = ratio(tp, tp + fp), ratio(tp, n_pos)
+    f1 = (2 * p * r / (p + r)) if p is not None and r is not None and (p + r) > 0 else (
+        0.0 if p is not None and r is not None else None)
+    curve = []
+    for k in range(curve_points):
+        th = k / (curve_points - 1)
+        a, b = at(th)
+        curve.append({"threshold": round(th, 6), "precision": ratio(a, a + b), "recall": ratio(a, n_pos)})
+    # average precision: mean precision at the rank of each positive (ties by score order, stable)
+    ap = None
+    if n_pos:
+        ranked = sorted(zip(scores, labels), key=lambda x: -x[0])
+        hits, total = 0, 0.0
+        for i, (_, y) in enumerate(ranked, 1):
+            if y:
+                hits += 1
+                total += hits / i
+        ap = total / n_pos
+    return {"threshold": threshold, "precision": p, "recall": r, "f1": f1,
+            "tp": tp, "fp": fp, "fn": n_pos - tp, "tn": n_neg - fp,
+            "n_positive": n_pos, "n_negative": n_neg, "average_precision": ap, "pr_curve": curve}
+
+
+def train_and_evaluate(pos_texts: Sequence[str], neg_texts: Sequence[str], cfg: ClassifierConfig,
+                       random_seed: int, model_dir: Optional[str] = None, spark=None) -> dict:
+    """Split off ``cfg.holdout_fraction`` of each class, train on the rest, measure on the
+    held-out texts; write ``model.bin`` and ``metrics.json`` into ``model_dir`` when given.
+
+    The saved model is the one the metrics describe (trained without the held-out texts).
+    """
+    pos = [t for t in pos_texts if t and t.strip()]
+    neg = [t for t in neg_texts if t and t.strip()]
+    pos_tr, pos_ho = split_holdout(pos, cfg.holdout_fraction, random_seed, "pos")
+    neg_tr, neg_ho = split_holdout(neg, cfg.holdout_fraction, random_seed, "neg")
+    from . import fs as fsmod
+
+    local_target = None
+    if model_dir is not None and fsmod.is_local(model_dir):
+        os.makedirs(fsmod.local_path(model_dir), exist_ok=True)
+        local_target = os.path.join(fsmod.local_path(model_dir), MODEL_FILE)
+    t0 = time.perf_counter()
+    model = train_model(pos_tr, neg_tr, cfg, random_seed,
+                        save_to=local_target + ".tmp" if local_target else None)
+    train_s = time.perf_counter() - t0
+    held = pos_ho + neg_ho
+    if pos_ho and neg_ho:
+        scores = predict_proba(model, held, cfg)
+        ev = pr_metrics(scores, [True] * len(pos_ho) + [False] * len(neg_ho))
+    else:
+        ev = {"threshold": EVAL_THRESHOLD, "precision": None, "recall": None, "f1": None,
+              "average_precision": None, "pr_curve": [],
+              "note": "held-out split has no positives or no negatives: metrics unavailable"}
+    metrics = {
+        **ev,
+        "train_positives": len(pos_tr), "train_negatives": len(neg_tr),
+        "holdout_positives": len(pos_ho), "holdout_negatives": len(neg_ho),
+        "train_seconds": round(train_s, 3), "random_seed": random_seed,
+        "vocabulary": len(model.words),
+        "settings": {k: getattr(cfg, k) for k in ("dim", "lr", "word_ngrams", "min_count", "epoch",
+                                                  "bucket", "threads", "seed", "max_words",
+                                                  "holdout_fraction", "train_chunk_words",
+                                                  "balance_classes")},
+    }
+    if local_target:
+        os.replace(local_target + ".tmp", local_target)
+        metrics["model_bytes"] = os.path.getsize(local_target)
+    elif model_dir is not None:
+        metrics["model_bytes"] = save_model(model, model_dir, spark)
+    if model_dir is not None:
+        write_metrics(metrics, model_dir, spark)
+    return metrics
+
+
+def save_model(model, model_dir: str, spark=None) -> int:
+    """Write ``model_dir/model.bin`` (atomically); returns its size in bytes."""
+    from . import fs as fsmod
+
+    target = fsmod.join(model_dir, MODEL_FILE)
+    fs = fsmod.get_fs(model_dir, spark)
+    fs.mkdirs(model_dir)
+    if fsmod.is_local(model_dir):
+        local = fsmod.local_path(target)
+        tmp = local + ".tmp"
+        model.save_model(tmp)
+        os.replace(tmp, local)
+        return os.path.getsize(local)
+    d = tempfile.mkdtemp(prefix="ft_model_")
+    try:
+        local = os.path.join(d, MODEL_FILE)
+        model.save_model(local)
+        size = os.path.getsize(local)
+        fs.put_local(local, target)
+        return size
+    finally:
+        for f in os.listdir(d):
+            os.unlink(os.path.join(d, f))
+        os.rmdir(d)
+
+
+def write_metrics(metrics: dict, model_dir: str, spark=None) -> None:
+    from . import fs as fsmod
+
+    fsmod.get_fs(model_dir, spark).write_text(
+        fsmod.join(model_dir, METRICS_FILE), json.dumps(metrics, indent=1, ensure_ascii=False) + "\n")
+
+
+def read_metrics(model_dir: str, spark=None) -> dict:
+    from . import fs as fsmod
+
+    return json.loads(fsmod.get_fs(model_dir, spark).read_text(fsmod.join(model_dir, METRICS_FILE)))
+
+
+def model_local_path(model_dir: str, spark=None) -> str:
+    """A path on this machine of ``model_dir/model.bin`` (copied when remote)."""
+    from . import fs as fsmod
+
+    return fsmod.local_copy(fsmod.join(model_dir, MODEL_FILE), spark)
