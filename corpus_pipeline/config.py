@@ -82,7 +82,7 @@ class ClassifierConfig:
     negatives_per_positive: float = 1.0
     holdout_fraction: float = 0.1
     score_batch_size: int = 512
-    train_chunk_words: int = 256           # training documents split into lines of this many tokens (0: whole)
+    train_chunk_words: int = 64            # training documents split into lines of this many tokens (0: whole)
     balance_classes: bool = True           # repeat the smaller class's training lines to match the larger
 
 
