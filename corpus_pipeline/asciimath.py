@@ -72,7 +72,6 @@ BINARY = {"frac": r"\frac", "root": "root", "stackrel": r"\stackrel", "overset":
 TEXT = {"text", "mbox"}
 LEFT = {"(": "(", "[": "[", "{": r"\{", "(:": r"\langle", "<<": r"\langle", "{:": "."}
 RIGHT = {")": ")", "]": "]", "}": r"\}", ":)": r"\rangle", ">>": r"\rangle", ":}": "."}
-BIG = {r"\sum", r"\prod", r"\lim", r"\bigcap", r"\bigcup", r"\bigwedge", r"\bigvee", r"\int", r"\oint"}
 
 _SYMBOLS = sorted(set(CONST) | set(UNARY) | set(BINARY) | TEXT | set(LEFT) | set(RIGHT) | {"/", "_", "^"},
                   key=len, reverse=True)

@@ -15,7 +15,12 @@ maths element by a ``<span>`` holding its TeX between ``$...$`` (inline) or
   ``.mwe-math-element`` (MathML + fallback image) counted once;
 - ``img_tex``: formula images whose ``alt`` or URL holds TeX (Wikipedia
   ``mwe-math-fallback-image``, WordPress ``latex.php?latex=``, codecogs,
-  mimeTeX/mathTeX CGI, Google chart ``cht=tx``, ``class="latex|tex"``).
+  mimeTeX/mathTeX CGI, Google chart ``cht=tx``, ``class="latex|tex"``);
+- ``asciimath``: on pages that load an ASCIIMath engine, `...` in the text
+  (and ``<script type="math/asciimath">``) converted by
+  :mod:`corpus_pipeline.asciimath`;
+- raw TeX without delimiters in ``<div class="math">`` / ``<span class="math">``
+  (rendered client-side), reported with the engine the page loads.
 
 TeX already in the text between MathJax/KaTeX delimiters is left alone (it
 survives extraction as text); ``detect_text_delimiters`` finds it.
