@@ -142,6 +142,7 @@ class Format:
     question: tuple                       # first present non-empty string is the question/problem
     context: tuple = ()                   # prepended to the question when present (passage, body ...)
     solutions: tuple = ()                 # every present one is indexed (strings or lists of strings)
+    solutions_fallback: tuple = ()        # used only when none of `solutions` is present
     options: tuple = ()                   # list of strings or one string
     extra_texts: tuple = ()               # more indexed texts (formal statements ...)
     ids: tuple = ()                       # first present is the item id, else "L<line>"
@@ -149,7 +150,8 @@ class Format:
 
 
 FORMATS: dict[str, Format] = {
-    "gsm8k": Format(question=("question",), solutions=("cot", "answer"), ids=("id",), strip_calculator=True),
+    "gsm8k": Format(question=("question",), solutions=("cot",), solutions_fallback=("answer",), ids=("id",),
+                    strip_calculator=True),   # openai's original file: the solution is in "answer"
     "math": Format(question=("problem",), solutions=("solution",), ids=("unique_id", "id", "idx")),
     "cmath": Format(question=("question",), ids=("id", "idx")),
     "agieval": Format(question=("question",), context=("passage",), solutions=("other.solution",),
@@ -291,7 +293,11 @@ def parse_record(rec, fmt: Format, benchmark: str, line_no: int) -> BenchmarkIte
     opts = [s for f in fmt.options for s in _strings(_get(rec, f))]
     if opts:
         texts.append("\n".join(opts))
-    for f in fmt.solutions + fmt.extra_texts:
+    sols = [s for f in fmt.solutions for s in _strings(_get(rec, f))]
+    if not sols:
+        sols = [s for f in fmt.solutions_fallback for s in _strings(_get(rec, f))]
+    texts.extend(sols)
+    for f in fmt.extra_texts:
         texts.extend(_strings(_get(rec, f)))
     if fmt.strip_calculator:
         question = _CALC.sub("", question)

@@ -1,0 +1,447 @@
+"""Decontamination (pure): loaders, normalization, the line and page rules.
+
+Benchmark items are planted into real pages from the shared data; the pages
+must lose exactly the planted lines.  An independent, deliberately plain
+check (written here, not reusing the index code) confirms that no 10-gram of
+any benchmark text survives.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from corpus_pipeline import decontam as D
+from corpus_pipeline.config import DecontamConfig
+from corpus_pipeline.errors import InputFileError
+
+SUBSET = ["gsm8k/test.jsonl", "cmath/test.jsonl", "mgsm/mgsm_zh.jsonl", "mmlu_stem/test.jsonl",
+          "math/test.jsonl.gz", "agieval/aqua-rat.jsonl", "extra/svamp_test.jsonl"]
+
+
+# ---------------------------------------------------------------- the independent check
+def _is_cjk(ch: str) -> bool:
+    o = ord(ch)
+    return (0x3040 <= o <= 0x30FF or 0x3400 <= o <= 0x4DBF or 0x4E00 <= o <= 0x9FFF
+            or 0xF900 <= o <= 0xFAFF or 0xAC00 <= o <= 0xD7AF or 0x20000 <= o <= 0x3134F)
+
+
+def plain_words(text: str) -> list[str]:
+    """Lower case; letters and digits form words; anything else separates; one word per CJK character."""
+    words, cur = [], ""
+    for ch in text.lower():
+        if _is_cjk(ch):
+            if cur:
+                words.append(cur)
+                cur = ""
+            words.append(ch)
+        elif ch.isalnum():
+            cur += ch
+        else:
+            if cur:
+                words.append(cur)
+            cur = ""
+    if cur:
+        words.append(cur)
+    return words
+
+
+def raw_benchmark_strings(bench_dir: Path):
+    """Every string value of every record of every .jsonl(.gz) file (GSM8K notes also without <<...>>)."""
+    def walk(v):
+        if isinstance(v, str):
+            yield v
+            if "<<" in v:
+                yield re.sub(r"<<.*?>>", "", v)
+        elif isinstance(v, dict):
+            for x in v.values():
+                yield from walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                yield from walk(x)
+
+    for f in sorted(bench_dir.rglob("*.jsonl*")):
+        opener = gzip.open if f.name.endswith(".gz") else open
+        with opener(f, "rt", encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    yield from walk(json.loads(line))
+
+
+def surviving_10grams(texts: list[str], bench_dir: Path) -> set:
+    """The 10-grams of ``texts`` that also occur in some benchmark string."""
+    page_grams = set()
+    for t in texts:
+        w = plain_words(t)
+        page_grams.update(tuple(w[i:i + 10]) for i in range(len(w) - 9))
+    found = set()
+    for s in raw_benchmark_strings(bench_dir):
+        w = plain_words(s)
+        for i in range(len(w) - 9):
+            g = tuple(w[i:i + 10])
+            if g in page_grams:
+                found.add(g)
+    return found
+
+
+def has_short_question(text: str, questions: list[list[str]]) -> bool:
+    w = " " + " ".join(plain_words(text)) + " "
+    return any((" " + " ".join(q) + " ") in w for q in questions)
+
+
+# ---------------------------------------------------------------- fixtures
+@pytest.fixture(scope="module")
+def bench_dir(shared_data, tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("benchmarks")
+    for rel in SUBSET:
+        (d / rel).parent.mkdir(parents=True, exist_ok=True)
+        if rel.startswith("math/"):  # the first 800 MATH items keep the test quick
+            with gzip.open(shared_data / "benchmarks" / rel, "rt", encoding="utf-8") as src, \
+                    gzip.open(d / rel, "wt", encoding="utf-8") as dst:
+                for i, line in enumerate(src):
+                    if i < 800:
+                        dst.write(line)
+        else:
+            shutil.copy(shared_data / "benchmarks" / rel, d / rel)
+    (d / "mystery").mkdir()
+    (d / "mystery" / "test.jsonl").write_text('{"question": "not a benchmark we know"}\n')
+    (d / "extra" / "notes.csv").write_text("a,b\n")
+    (d / "extra" / "LICENSE.txt").write_text("licence text\n")
+    return d
+
+
+@pytest.fixture(scope="module")
+def cfg() -> DecontamConfig:
+    return DecontamConfig()
+
+
+@pytest.fixture(scope="module")
+def loaded(bench_dir, cfg):
+    return D.load_benchmarks(bench_dir, cfg)
+
+
+@pytest.fixture(scope="module")
+def index(loaded, cfg):
+    return D.build_index(loaded, cfg)
+
+
+def _records(path: Path) -> list[dict]:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        return [json.loads(x) for x in fh if x.strip()]
+
+
+@pytest.fixture(scope="module")
+def short_questions(bench_dir) -> list[list[str]]:
+    """Short (3-9 words) question texts of the subset, by the plain normalization."""
+    out = []
+    for rel in SUBSET:
+        for r in _records(bench_dir / rel):
+            q = r.get("question") or r.get("problem") or (r.get("messages") or [{}])[0].get("content") or ""
+            if rel.startswith("extra/svamp"):
+                q = r["Body"] + " " + r["Question"]
+            w = plain_words(q)
+            if 3 <= len(w) < 10:
+                out.append(w)
+    return out
+
+
+@pytest.fixture(scope="module")
+def hosts(shared_data, bench_dir, short_questions) -> list[dict]:
+    """Real pages (English news, Common Crawl text, Chinese and English non-maths docs) with no benchmark text."""
+    pages = []
+    for line in (shared_data / "text/negatives_general/article_extraction_benchmark_articles.jsonl").open():
+        r = json.loads(line)
+        pages.append({"page_id": "news-" + str(len(pages)), "url": r["url"], "text": r["text"]})
+    for f in sorted((shared_data / "text/dolma_cc_en_head").glob("cc_en_head-*.jsonl.gz")):
+        with gzip.open(f, "rt", encoding="utf-8") as fh:
+            for line in fh:
+                r = json.loads(line)
+                pages.append({"page_id": "cc-" + str(len(pages)), "url": r.get("id"), "text": r["text"]})
+    for line in (shared_data / "text/seed_sources/nonmath_docs.jsonl").open():
+        r = json.loads(line)
+        pages.append({"page_id": f"doc-{r.get('lang')}-{len(pages)}", "url": r["url"], "text": r["text"]})
+    pages = [p for p in pages if p["text"] and 600 < len(p["text"]) < 60_000 and p["text"].count("\n") >= 4]
+    zh_docs = [p for p in pages if p["page_id"].startswith("doc-zh")][:8]
+    pages = [p for p in pages if p["page_id"].startswith("news")][:20] + \
+        [p for p in pages if p["page_id"].startswith("cc")][:8] + \
+        [p for p in pages if p["page_id"].startswith("doc-en")][:8] + zh_docs
+    dirty = surviving_10grams([p["text"] for p in pages], bench_dir)
+    clean = []
+    for p in pages:
+        w = plain_words(p["text"])
+        grams = {tuple(w[i:i + 10]) for i in range(len(w) - 9)}
+        if not (grams & dirty) and not has_short_question(p["text"], short_questions):
+            clean.append(p)
+    zh = [p for p in clean if p["page_id"].startswith("doc-zh")]
+    en = [p for p in clean if not p["page_id"].startswith("doc-zh")]
+    assert len(en) >= 20 and len(zh) >= 3, (len(en), len(zh))
+    return en[:20] + zh[:4]
+
+
+# ---------------------------------------------------------------- planting
+def _wrap(text: str, words_per_line: int) -> list[str]:
+    w = text.split()
+    return [" ".join(w[i:i + words_per_line]) for i in range(0, len(w), words_per_line)]
+
+
+def _shout(text: str) -> str:
+    """Different case and punctuation: upper case, punctuation swapped, doubled spaces."""
+    t = text.upper().replace(",", " ;").replace(".", " !").replace("?", "??")
+    return re.sub(r" ", "  ", t)
+
+
+def _plant(host: dict, planted_lines: list[str], at_fraction: float = 0.5) -> tuple[dict, list[int]]:
+    lines = host["text"].split("\n")
+    at = max(1, int(len(lines) * at_fraction))
+    new = lines[:at] + planted_lines + lines[at:]
+    return dict(host, text="\n".join(new)), list(range(at, at + len(planted_lines)))
+
+
+@pytest.fixture(scope="module")
+def planted(bench_dir, hosts):
+    """(page, indexes of the planted lines, benchmark) for every kind of planting."""
+    gsm = _records(bench_dir / "gsm8k/test.jsonl")
+    math = _records(bench_dir / "math/test.jsonl.gz")
+    cmath = _records(bench_dir / "cmath/test.jsonl")
+    mgsm = _records(bench_dir / "mgsm/mgsm_zh.jsonl")
+    svamp = _records(bench_dir / "extra/svamp_test.jsonl")
+    aqua = _records(bench_dir / "agieval/aqua-rat.jsonl")
+    en = [h for h in hosts if not h["page_id"].startswith("doc-zh")]
+    zh = [h for h in hosts if h["page_id"].startswith("doc-zh")]
+    long_cmath = next(r for r in cmath if len(plain_words(r["question"])) >= 25)
+    plants = [
+        # whole GSM8K question on one line
+        (en[0], [gsm[5]["question"]], "gsm8k"),
+        # reformatted (case, punctuation) and hard-wrapped over several lines
+        (en[1], _wrap(_shout(gsm[17]["question"]), 7), "gsm8k"),
+        # GSM8K solution as readers see it (calculator notes gone), inside a sentence
+        (en[2], ["Solution: " + re.sub(r"<<.*?>>", "", gsm[40]["cot"]).replace("\n", " ") + " (from a forum)"],
+         "gsm8k"),
+        # partial MATH solution: 12 words taken from the middle, inside other words
+        (en[3], ["as someone wrote, " + " ".join(math[3]["solution"].split()[5:17]) + " which I liked"], "math"),
+        # partial wrapped so that neither line alone holds 10 words of it
+        (en[4], _wrap(" ".join(math[11]["problem"].split()[:12]), 6), "math"),
+        # SVAMP: body + question (two fields of the extra/ format)
+        (en[5], [svamp[3]["Body"], svamp[3]["Question"]], "svamp"),
+        # AGIEval aqua-rat solution (other.solution), lower-cased
+        (en[6], [aqua[2]["other"]["solution"].lower().replace("\n", " ")], "agieval/aqua-rat"),
+        # Chinese: CMATH whole question with ASCII punctuation instead of full-width
+        (zh[0], [long_cmath["question"].replace("，", ",").replace("？", "?")], "cmath"),
+        # Chinese: MGSM partial (15 characters) hard-wrapped over two lines
+        (zh[1], [mgsm[9]["messages"][0]["content"][:8], mgsm[9]["messages"][0]["content"][8:16]], "mgsm/zh"),
+    ]
+    out = []
+    for i, (host, lines, bench) in enumerate(plants):
+        page, idx = _plant(host, lines, at_fraction=0.3 + 0.05 * i)
+        page["page_id"] = f"planted-{i}"
+        out.append((page, host, idx, bench))
+    return out
+
+
+# ---------------------------------------------------------------- normalization
+def test_tokens_follow_the_rule():
+    assert D.tokens("x+y=2") == ["x", "y", "2"]
+    assert D.tokens("Janet’s DUCKS, lay 16 eggs!") == ["janet", "s", "ducks", "lay", "16", "eggs"]
+    assert D.tokens("妈咪买了3盒") == ["妈", "咪", "买", "了", "3", "盒"]
+    assert D.tokens("a_b\\frac{1}{2}") == ["a", "b", "frac", "1", "2"]
+    # NFKC folding of full-width forms only ever adds matches
+    assert D.tokens("ＡＢＣ１２") == ["abc12"]
+    for s in ["x+y=2", "Janet’s DUCKS, lay 16 eggs!", "妈咪买了3盒茶叶，一盒", "naïve café 12.5%"]:
+        assert D.tokens(s) == plain_words(s)
+
+
+def test_gram_hashes_depend_on_order_and_content():
+    a = D.token_hashes(D.tokens("one two three four five six seven eight nine ten eleven"))
+    b = D.token_hashes(D.tokens("UNO two three four five six seven eight nine ten eleven"))
+    c = D.token_hashes(D.tokens("two one three four five six seven eight nine ten"))
+    ga, gb, gc = D.gram_hashes(a, [10])[10], D.gram_hashes(b, [10])[10], D.gram_hashes(c, [10])[10]
+    assert len(ga) == 2 and ga[1] == gb[1] and ga[0] != gb[0] and gc[0] != ga[0]
+    g3 = D.gram_hashes(a, [3, 10])
+    assert len(g3[3]) == 9 and len(set(g3[3].tolist())) == 9
+
+
+# ---------------------------------------------------------------- loaders
+def test_every_file_of_the_shared_benchmarks_loads(shared_data):
+    root = shared_data / "benchmarks"
+    bm = D.load_benchmarks(root, DecontamConfig())
+    assert bm.skipped == []
+    names = set(bm.names())
+    for expected in ["gsm8k", "math", "cmath", "agieval/math", "agieval/gaokao-mathqa", "mgsm/zh", "mmlu_stem",
+                     "ocw", "sat", "minif2f", "aime24", "svamp", "asdiv", "mawps", "carp_en", "olympiadbench",
+                     "cmath_dev600", "college_math"]:
+        assert expected in names, expected
+    n_lines = sum(1 for f in bm.files for _ in _records(root / f.path))
+    assert len(bm.items) == n_lines
+    assert all(it.question.strip() for it in bm.items)
+    by = {}
+    for it in bm.items:
+        by.setdefault(it.benchmark, []).append(it)
+    assert not any("<<" in t for it in by["gsm8k"] for t in it.texts)
+    assert len(by["gsm8k"][0].texts) == 2  # question and the chain of thought
+    assert by["math"][0].item_id.startswith("test/")
+    assert by["mgsm/zh"][0].question == _records(root / "mgsm/mgsm_zh.jsonl")[0]["messages"][0]["content"]
+    sv = _records(root / "extra/svamp_test.jsonl")[0]
+    assert sv["Body"] in by["svamp"][0].question and sv["Question"] in by["svamp"][0].question
+    ag = _records(root / "agieval/sat-math.jsonl")[0]
+    assert by["agieval/sat-math"][0].question.startswith(ag["passage"].strip()[:30])
+    ol = _records(root / "extra/olympiadbench_test.jsonl")[0]
+    assert any(ol["solution"][0].strip() in t for t in by["olympiadbench"][0].texts)
+    asd = _records(root / "extra/asdiv_test.jsonl")[0]
+    assert by["asdiv"][0].question.startswith(asd["body"])
+
+
+def test_unknown_files_are_listed_and_skipped(loaded):
+    assert loaded.skipped == ["extra/notes.csv", "mystery/test.jsonl"]
+    assert "mystery" not in {it.benchmark for it in loaded.items}
+
+
+def test_benchmark_selection(bench_dir):
+    only = D.load_benchmarks(bench_dir, DecontamConfig(benchmarks=["gsm8k", "mgsm"]))
+    assert only.names() == ["gsm8k", "mgsm/zh"]
+    assert D.load_benchmarks(bench_dir, DecontamConfig(benchmarks=["extra"])).names() == ["svamp"]
+    with pytest.raises(InputFileError, match="nonexistent"):
+        D.load_benchmarks(bench_dir, DecontamConfig(benchmarks=["nonexistent"]))
+
+
+@pytest.mark.parametrize("bad,needle", [
+    ('{"question": "broken json", \n', "not valid JSON"),
+    ('{"answer": "18"}\n', "no question text"),
+    ('["a list"]\n', "JSON object"),
+])
+def test_malformed_line_names_file_and_line(shared_data, tmp_path, bad, needle):
+    d = tmp_path / "b"
+    (d / "gsm8k").mkdir(parents=True)
+    lines = (shared_data / "benchmarks/gsm8k/test.jsonl").read_text(encoding="utf-8").splitlines(True)[:10]
+    lines[6] = bad
+    (d / "gsm8k/test.jsonl").write_text("".join(lines), encoding="utf-8")
+    with pytest.raises(InputFileError) as e:
+        D.load_benchmarks(d, DecontamConfig())
+    assert f"gsm8k/test.jsonl:7" in str(e.value) and needle in str(e.value)
+    assert e.value.line == 7
+
+
+def test_malformed_line_in_gzip_file(tmp_path):
+    d = tmp_path / "b"
+    (d / "math").mkdir(parents=True)
+    with gzip.open(d / "math/test.jsonl.gz", "wt", encoding="utf-8") as fh:
+        fh.write(json.dumps({"problem": "p", "solution": "s", "unique_id": "test/a/1.json"}) + "\n")
+        fh.write("{oops\n")
+    with pytest.raises(InputFileError, match=r"test\.jsonl\.gz:2"):
+        D.load_benchmarks(d, DecontamConfig())
+
+
+def test_missing_or_empty_benchmark_dir(tmp_path):
+    with pytest.raises(InputFileError, match="not found"):
+        D.load_benchmarks(tmp_path / "nope", DecontamConfig())
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "x.csv").write_text("1\n")
+    with pytest.raises(InputFileError, match="no known benchmark"):
+        D.load_benchmarks(tmp_path / "empty", DecontamConfig())
+
+
+# ---------------------------------------------------------------- the rules
+def test_clean_pages_are_untouched(hosts, index, cfg):
+    for h in hosts:
+        r = D.decontaminate_text(h["text"], index, cfg)
+        assert r.text == h["text"] and not r.removed and r.rows == [], h["page_id"]
+
+
+def test_planted_pages_lose_exactly_the_planted_lines(planted, index, cfg):
+    for page, host, idx, bench in planted:
+        r = D.decontaminate_text(page["text"], index, cfg)
+        assert not r.removed, page["page_id"]
+        assert r.removed_lines == idx, (page["page_id"], bench)
+        assert r.text == host["text"], page["page_id"]
+        assert r.lines_removed == len(idx)
+        assert bench in {row[0] for row in r.rows}, (page["page_id"], r.rows)
+        assert all(row[2] == D.SEGMENT_REMOVED and row[3] == D.R_NGRAM for row in r.rows)
+
+
+def test_independent_check_no_benchmark_10gram_survives(planted, hosts, index, cfg, bench_dir):
+    pages = [p for p, *_ in planted] + hosts
+    before = surviving_10grams([p["text"] for p in pages], bench_dir)
+    assert before, "the planted pages must contain benchmark 10-grams (or the check proves nothing)"
+    out, rows, counts = D.decontaminate_pages(pages, index, cfg)
+    assert surviving_10grams([p["text"] for p in out], bench_dir) == set()
+    assert counts["pages_in"] == len(pages) and counts["pages_removed"] == 0
+    assert counts["pages_cleaned"] == len(planted)
+    assert counts["segments_removed"] == sum(len(idx) for _p, _h, idx, _b in planted)
+    assert counts["by_benchmark"]["gsm8k"]["segment_removed"] == 3
+    assert counts["by_benchmark"]["cmath"]["segment_removed"] == 1
+    json.dumps(counts)
+
+
+def test_short_question_removes_the_page_unless_excluded(hosts, loaded, index, cfg, bench_dir):
+    mmlu = _records(bench_dir / "mmlu_stem/test.jsonl")
+    q = next(r for r in mmlu if 5 <= len(plain_words(r["question"])) < 10)
+    page, _ = _plant(hosts[7], ["We asked: " + q["question"].upper() + " -- nobody knew."])
+    page["page_id"] = "short-1"
+    r = D.decontaminate_text(page["text"], index, cfg)
+    assert r.removed and r.text is None
+    assert ("mmlu_stem", str(q["id"]), D.PAGE_REMOVED, D.R_SHORT) in r.rows
+    out, rows, counts = D.decontaminate_pages([page, hosts[8]], index, cfg)
+    assert [p["page_id"] for p in out] == [hosts[8]["page_id"]]
+    assert counts["pages_removed"] == 1 and counts["by_rule"][D.R_SHORT] == 1
+    assert counts["by_benchmark"]["mmlu_stem"] == {D.PAGE_REMOVED: 1}
+    assert counts["by_benchmark_rule"]["mmlu_stem"] == {D.R_SHORT: 1}
+    # the same question split by a line break is still contained in the page's gram stream
+    split = q["question"].split()
+    page2, _ = _plant(hosts[9], [" ".join(split[:2]), " ".join(split[2:])])
+    assert D.decontaminate_text(page2["text"], index, cfg).removed
+    # a question that is only a prefix of the page's words is still a match; a page missing a word is not
+    page3, _ = _plant(hosts[9], [" ".join(split[:-1])])
+    assert not D.decontaminate_text(page3["text"], index, cfg).removed
+    # left out of the short rule: nothing happens (the question is under 10 grams)
+    cfg_ex = DecontamConfig(exclude_short=["mmlu_stem"])
+    idx_ex = D.build_index(loaded, cfg_ex)
+    r2 = D.decontaminate_text(page["text"], idx_ex, cfg_ex)
+    assert not r2.removed and r2.text == page["text"] and r2.rows == []
+
+
+def test_page_too_short_after_cleaning_is_removed(bench_dir, index, cfg):
+    gsm = _records(bench_dir / "gsm8k/test.jsonl")
+    text = "Homework help\n" + gsm[3]["question"] + "\nThanks!"
+    r = D.decontaminate_text(text, index, cfg)
+    assert r.removed and r.text is None
+    assert r.rows == [("gsm8k", gsm[3]["id"], D.PAGE_REMOVED, D.R_TOO_SHORT)]
+    _out, _rows, counts = D.decontaminate_pages([{"page_id": "p", "text": text}], index, cfg)
+    assert counts["by_rule"][D.R_TOO_SHORT] == 1 and counts["pages_out"] == 0
+    # a short page without benchmark text is kept as it is
+    assert D.decontaminate_text("Thanks!", index, cfg).text == "Thanks!"
+
+
+def test_empty_and_missing_text(index, cfg):
+    assert D.decontaminate_text("", index, cfg).text == ""
+    assert D.decontaminate_text(None, index, cfg).text is None
+    out, rows, counts = D.decontaminate_pages([{"page_id": "a", "text": None}], index, cfg)
+    assert len(out) == 1 and rows == [] and counts["pages_out"] == 1
+
+
+# ---------------------------------------------------------------- fetch-benchmarks (no network)
+def test_fetch_sources_land_where_the_loaders_look():
+    from corpus_pipeline.commands import fetch_benchmarks as FB
+
+    srcs = FB.sources()
+    dests = [d for _g, _u, d in srcs]
+    assert len(dests) == len(set(dests))
+    ids = [D.identify(d) for d in dests]
+    assert all(i is not None for i in ids), [d for d, i in zip(dests, ids) if i is None]
+    families = {i[0].split("/")[0] for i in ids}
+    assert {"gsm8k", "math", "cmath", "agieval", "mgsm", "mmlu_stem", "ocw", "sat", "minif2f"} <= families
+    assert all(u.startswith("https://") for _g, u, _d in srcs)
+
+
+def test_fetch_dry_run_prints_the_plan(capsys, tmp_path):
+    from corpus_pipeline.cli import main
+
+    assert main(["fetch-benchmarks", "--out", str(tmp_path / "b"), "--only", "gsm8k", "--only", "agieval",
+                 "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "grade-school-math" in out and "agieval/aqua-rat.jsonl" in out and "mmlu_stem" not in out
+    assert not (tmp_path / "b").exists()
+    assert main(["fetch-benchmarks", "--out", str(tmp_path / "b"), "--only", "nope", "--dry-run"]) == 2
