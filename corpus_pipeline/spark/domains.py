@@ -96,9 +96,12 @@ def prefix_stats(spark, pages_df, collected_df, domains_df, cfg: DomainConfig):
     df = _with_key(spark, df, cfg.key)
     flagged = domains_df.filter(F.col("flagged")).select(F.col("host").alias("dkey")).distinct()
     df = df.join(F.broadcast(flagged), "dkey", "inner")
-    ex = _explode_prefixes(df.select("host", "path", "page_id", "url", "title", "is_collected"), cfg.path_depth)
-    stats = (ex.groupBy("host", "prefix", "depth")
-             .agg(F.count(F.lit(1)).cast("long").alias("pages"),
+    # one shuffle by (host, prefix) serves the counts, the per-kind example ranking and their grouping
+    ex = _explode_prefixes(df.select("host", "path", "page_id", "url", "title", "is_collected"),
+                           cfg.path_depth).repartition("host", "prefix")
+    stats = (ex.groupBy("host", "prefix")
+             .agg(F.min("depth").alias("depth"),
+                  F.count(F.lit(1)).cast("long").alias("pages"),
                   F.sum(F.col("is_collected").cast("long")).cast("long").alias("collected"))
              .filter(F.col("pages") >= F.lit(cfg.prefix_min_pages)))
     top = Window.partitionBy("host").orderBy(F.col("pages").desc(), F.col("prefix").asc())
@@ -107,8 +110,7 @@ def prefix_stats(spark, pages_df, collected_df, domains_df, cfg: DomainConfig):
 
     if cfg.examples > 0:
         kind = Window.partitionBy("host", "prefix", "is_collected").orderBy(F.col("page_id").asc())
-        picked = (ex.join(stats.select("host", "prefix"), ["host", "prefix"], "left_semi")
-                  .withColumn("_n", F.row_number().over(kind))
+        picked = (ex.withColumn("_n", F.row_number().over(kind))
                   .filter(F.col("_n") <= F.lit(cfg.examples)))
         examples = (picked.groupBy("host", "prefix")
                     .agg(F.sort_array(F.collect_list(F.struct(
