@@ -241,6 +241,13 @@ def _labeled_pages(shared_data) -> list[dict]:
     return out
 
 
+# Floors from measured runs (see the report in the test's output), with margin for the
+# extractor changing under us and for page-level noise (one page = 3-4 points of recall):
+FLOOR_PAGES_PRECISION = 0.6     # measured 0.85 (22 of 26 selected pages are maths)
+FLOOR_PAGES_RECALL = 0.55       # measured 0.79 (22 of 28 maths pages)
+FLOOR_DOCS = 0.85               # measured 0.94-1.00
+
+
 def _half(key: str) -> int:
     return hashlib.sha1(key.encode("utf-8")).digest()[0] & 1
 
@@ -250,30 +257,34 @@ def test_quality_on_labeled_real_pages(shared_data, real_text):
     """The loop's first iteration in miniature, evaluated on labeled real pages.
 
     Positives: maths documents (seed_sources, MATH train).  Negatives: non-maths seed_sources
-    documents, Common Crawl English text, and - as the loop samples its negatives from the
+    documents, Common Crawl English text and - as the loop samples its negatives from the
     crawl without knowing labels - every labeled page of one half of the domains (maths
-    pages included).  Evaluated on the pages of the other half of the domains (no domain
-    in both), English and Chinese apart, and on held-out seed_sources documents (half of
-    the documents of each kind, by hash), which is where most Chinese examples are.
+    pages included).  Evaluated on the pages of the other half of the domains (no domain on
+    both sides), then the halves swapped, so every labeled page is scored once by a model
+    that never saw its domain.  English and Chinese apart.  The labeled pages hold one
+    Chinese maths page only, so Chinese quality is also measured on held-out seed_sources
+    documents (half of each kind, by hash; never trained on).
     """
     pages = _labeled_pages(shared_data)
-    train_pages = [p for p in pages if _half(p["domain"]) == 0]
-    eval_pages = [p for p in pages if _half(p["domain"]) == 1]
     held = lambda t: _half("doc:" + t[:200]) == 1          # noqa: E731
     pos = [t for _, t in real_text["math_docs"] if not held(t)] + real_text["math_train"]
-    neg = [t for _, t in real_text["non_docs"] if not held(t)] + real_text["cc"] + \
-        [p["text"] for p in train_pages if p["text"]]
+    neg_base = [t for _, t in real_text["non_docs"] if not held(t)] + real_text["cc"]
     cfg = ClassifierConfig()
-    model = C.train_model(pos, neg, cfg, random_seed=1)
+    scored = []                                            # (score, page)
+    for half in (0, 1):
+        train_pages = [p["text"] for p in pages if _half(p["domain"]) != half and p["text"]]
+        model = C.train_model(pos, neg_base + train_pages, cfg, random_seed=1)
+        eval_pages = [p for p in pages if _half(p["domain"]) == half]
+        scored += list(zip(C.predict_proba(model, [p["text"] for p in eval_pages], cfg), eval_pages))
+        if half == 0:
+            held_docs = [(lang, t, True) for lang, t in real_text["math_docs"] if held(t)] + \
+                [(lang, t, False) for lang, t in real_text["non_docs"] if held(t)]
+            sd = C.predict_proba(model, [t for _, t, _ in held_docs], cfg)
 
     results = {}
-    sp = C.predict_proba(model, [p["text"] for p in eval_pages], cfg)
     for lang, want_zh in (("en", False), ("zh", True)):
-        sel = [(s, p["label"] == "math") for s, p in zip(sp, eval_pages) if p["zh"] == want_zh]
+        sel = [(s, p["label"] == "math") for s, p in scored if p["zh"] == want_zh]
         results[f"pages/{lang}"] = C.pr_metrics([s for s, _ in sel], [y for _, y in sel])
-    held_docs = [(lang, t, True) for lang, t in real_text["math_docs"] if held(t)] + \
-        [(lang, t, False) for lang, t in real_text["non_docs"] if held(t)]
-    sd = C.predict_proba(model, [t for _, t, _ in held_docs], cfg)
     for lang in ("en", "zh"):
         sel = [(s, y) for s, (lg, _, y) in zip(sd, held_docs) if lg == lang]
         results[f"seed_sources/{lang}"] = C.pr_metrics([s for s, _ in sel], [y for _, y in sel])
@@ -283,11 +294,15 @@ def test_quality_on_labeled_real_pages(shared_data, real_text):
         f = lambda x: "n/a" if x is None else f"{x:.3f}"    # noqa: E731
         print("%-18s %5d %5d %9s %7s %5s" % (k, m["n_positive"], m["n_negative"], f(m["precision"]),
                                               f(m["recall"]), f(m["average_precision"])))
+    print("missed:", sorted((round(s, 3), p["url"]) for s, p in scored if p["label"] == "math" and s < 0.5))
+    print("false positives:", sorted((round(s, 3), p["url"]) for s, p in scored if p["label"] != "math" and s >= 0.5))
     en = results["pages/en"]
-    assert en["n_positive"] >= 8 and en["n_negative"] >= 200
-    assert en["precision"] >= 0.5 and en["recall"] >= 0.3
+    assert en["n_positive"] >= 25 and en["n_negative"] >= 300
+    assert en["precision"] >= FLOOR_PAGES_PRECISION and en["recall"] >= FLOOR_PAGES_RECALL
+    zh = results["pages/zh"]
+    assert zh["n_positive"] >= 1 and zh["fp"] <= 2
     for k in ("seed_sources/en", "seed_sources/zh"):
-        assert results[k]["precision"] >= 0.8 and results[k]["recall"] >= 0.7, k
+        assert results[k]["precision"] >= FLOOR_DOCS and results[k]["recall"] >= FLOOR_DOCS, k
 
 
 # ---------------------------------------------------------------- train / score commands
