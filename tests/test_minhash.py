@@ -76,7 +76,7 @@ def test_huge_document_in_batches():
     # against one big update_batch
     from datasketch import MinHash
     m = MinHash(num_perm=64, seed=1, scheme=mh.SCHEME, hashfunc=mh._identity)
-    m.update_batch(np.unique((mh.shingle_ids(words) & np.uint64(0xFFFFFFFF)).astype(np.uint32)).tolist())
+    m.update_batch(((mh.shingle_ids(words) & np.uint64(0xFFFFFFFF)).astype(np.uint32)).tolist())
     assert np.array_equal(sig, m.hashvalues)
 
 

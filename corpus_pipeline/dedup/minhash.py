@@ -64,7 +64,10 @@ def normalize(text: Optional[str]) -> str:
 
 def tokens(text: Optional[str]) -> list[str]:
     """Tokens of the normalized text: words, numbers, single symbols, single CJK characters."""
-    return _TOKEN_RE.findall(normalize(text))
+    if not text:
+        return []
+    # the token pattern splits on any whitespace itself, so no collapsing is needed here
+    return _TOKEN_RE.findall(unicodedata.normalize("NFKC", text).lower())
 
 
 def shingles(text: Optional[str], k: int = 5) -> set[str]:
@@ -107,11 +110,15 @@ def _token_hash(tok: str) -> int:
     return h
 
 
-def shingle_ids_from_tokens(toks: Sequence[str], k: int = 5) -> np.ndarray:
-    """Sorted unique uint64 ids of the ``k``-gram shingles of ``toks``."""
+def shingle_ids_from_tokens(toks: Sequence[str], k: int = 5, unique: bool = True) -> np.ndarray:
+    """Sorted unique uint64 ids of the ``k``-gram shingles of ``toks`` (in text order,
+    repeats included, with ``unique=False``)."""
     if not toks:
         return np.empty(0, dtype=np.uint64)
-    th = np.fromiter((_token_hash(t) for t in toks), dtype=np.uint64, count=len(toks))
+    hs = list(map(_token_cache.get, toks))
+    if None in hs:
+        hs = [h if h is not None else _token_hash(t) for h, t in zip(hs, toks)]
+    th = np.array(hs, dtype=np.uint64)
     n = len(toks) - k + 1
     kk = k
     if n < 1:              # short document: one shingle of all its tokens
@@ -120,7 +127,7 @@ def shingle_ids_from_tokens(toks: Sequence[str], k: int = 5) -> np.ndarray:
         h = np.full(n, np.uint64(kk), dtype=np.uint64) * _GOLD
         for j in range(kk):
             h = _fmix64((h * _GOLD) ^ th[j:j + n])
-    return np.unique(h)
+    return np.unique(h) if unique else h
 
 
 def shingle_ids(text: Optional[str], k: int = 5) -> np.ndarray:
@@ -168,17 +175,17 @@ class Signer:
         self._base = MinHash(num_perm=num_perm, seed=seed, scheme=SCHEME, hashfunc=_identity)
 
     def signature_of_ids(self, ids: np.ndarray) -> Optional[np.ndarray]:
-        """uint32 signature of a set of shingle ids; None for an empty set."""
+        """uint32 signature of a set of shingle ids (repeats allowed); None for an empty set."""
         if ids.size == 0:
             return None
-        low = np.unique((ids & np.uint64(0xFFFFFFFF)).astype(np.uint32))
+        low = (ids & np.uint64(0xFFFFFFFF)).astype(np.uint32)
         m = self._base.copy()
         for start in range(0, low.size, _BATCH):
             m.update_batch(low[start:start + _BATCH].tolist())
         return m.hashvalues.astype(np.uint32, copy=False)
 
     def signature(self, text: Optional[str]) -> Optional[np.ndarray]:
-        return self.signature_of_ids(shingle_ids(text, self.k))
+        return self.signature_of_ids(shingle_ids_from_tokens(tokens(text), self.k, unique=False))
 
 
 def signatures(texts: Iterable[Optional[str]], num_perm: int, seed: int,

@@ -1,0 +1,207 @@
+"""MinHash LSH near-duplicate removal on a pages DataFrame (the Spark layer).
+
+Steps (nothing proportional to the corpus is collected to the driver: only
+``count()`` aggregates and the small ``sample_pairs`` list reach it):
+
+1. **Band keys** — ``mapPartitions`` over ``(page_id, text)`` computes datasketch
+   signatures in the executors (``dedup.minhash.doc_band_rows``) and emits one
+   ``(page_id, band, key)`` row per band.  The table is persisted (signatures
+   are computed once).
+2. **Candidate edges** — rows grouped by ``(band, key)`` (a window); every
+   member of a bucket with two or more pages gets one edge to the bucket's
+   smallest page_id (a star, not all pairs); edges deduplicated over bands.
+3. **Verification** (``cfg.verify_jaccard``) — shingle ids are recomputed in
+   the executors only for pages that appear in a candidate edge; the exact
+   Jaccard of each edge is computed in Spark SQL (``array_intersect`` /
+   ``array_union``) and edges below the threshold are dropped.
+4. **Connected components** of the kept edges in Spark (``spark.components``).
+5. **Survivor** per cluster, by rule: the page with the longest text (in
+   characters); ties go to the smallest page_id.  Independent of partitioning
+   and of reruns.  Every other member is removed; its ``similarity`` in the
+   duplicates table is the exact shingle Jaccard between it and its survivor
+   (which can be below the threshold when it joined the cluster through a
+   chain A~B~C).
+
+Edges are stars, so a bucket {a<b<c} gives candidate edges b-a and c-a only;
+with verification on, a pair b~c whose link to a fails the check is merged only
+when b and c also share a bucket whose smallest member is one of them.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Optional
+
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+from .. import fs as fsmod
+from ..config import DedupConfig
+from ..dedup import minhash as mh
+from ..schemas import DUPLICATES, columns
+from .components import materialize, connected_components
+from .io import rdd_to_df
+
+BANDS_DDL = "page_id STRING, band INT, bkey BIGINT"
+SHINGLES_DDL = "page_id STRING, sh ARRAY<BIGINT>"
+
+
+@dataclass
+class NearDedupResult:
+    kept: DataFrame                 # pages_df's columns, near-duplicates removed
+    duplicates: DataFrame           # schemas.DUPLICATES rows, kind "near"
+    counts: dict = field(default_factory=dict)
+    sample_pairs: list = field(default_factory=list)
+    timings: dict = field(default_factory=dict)   # seconds per step (for benchmarks and logs)
+
+
+def _band_partition(bands: int, rows: int, seed: int, k: int):
+    def run(it):
+        return mh.doc_band_rows(((r[0], r[1]) for r in it), bands, rows, seed, k)
+    return run
+
+
+def _shingle_partition(k: int):
+    def run(it):
+        return mh.doc_shingle_rows(((r[0], r[1]) for r in it), k)
+    return run
+
+
+def _jaccard_col(a: str, b: str):
+    inter = F.size(F.array_intersect(F.col(a), F.col(b)))
+    union = F.size(F.array_union(F.col(a), F.col(b)))
+    return F.when(union > 0, inter / union).otherwise(F.lit(0.0)).cast("double")
+
+
+def _excerpt(text: Optional[str], n: int = 300) -> str:
+    t = " ".join((text or "").split())
+    return t if len(t) <= n else t[:n] + "…"
+
+
+def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str) -> NearDedupResult:
+    """Remove near-duplicate pages (MinHash LSH + connected components).
+
+    ``pages_df`` needs ``page_id`` (unique) and ``text``; other columns are
+    carried through to ``kept`` unchanged.  ``checkpoint_dir`` holds the
+    checkpoints of the component rounds and of the duplicates table, which the
+    returned DataFrames read from: delete it only after they are written.
+    """
+    ckpt = fsmod.to_spark_uri(checkpoint_dir)
+    spark.sparkContext.setCheckpointDir(ckpt)
+    timings: dict = {}
+    clock = [time.perf_counter()]
+
+    def lap(name: str) -> None:
+        now = time.perf_counter()
+        timings[name] = round(now - clock[0], 3)
+        clock[0] = now
+
+    k, bands, rows = cfg.shingle_size, cfg.bands, cfg.rows
+    docs = pages_df.select("page_id", "text")
+
+    # 1. band keys, computed once in the executors
+    band_rdd = docs.rdd.mapPartitions(_band_partition(bands, rows, cfg.minhash_seed, k))
+    band_df = rdd_to_df(spark, band_rdd, BANDS_DDL).persist(StorageLevel.MEMORY_AND_DISK)
+    no_shingles = band_df.where(F.col("band") < 0).count()
+    lap("signatures")
+
+    # 2. star edges to the smallest page_id of each bucket
+    w = Window.partitionBy("band", "bkey")
+    buckets = (band_df.where(F.col("band") >= 0)
+               .withColumn("root", F.min("page_id").over(w))
+               .withColumn("size", F.count(F.lit(1)).over(w)))
+    cand = (buckets.where((F.col("size") > 1) & (F.col("page_id") != F.col("root")))
+            .select(F.col("page_id").alias("src"), F.col("root").alias("dst"))
+            .distinct()).persist(StorageLevel.MEMORY_AND_DISK)
+    candidate_pairs = cand.count()
+    band_df.unpersist()
+    lap("candidates")
+
+    # 3. shingle ids for candidate pages only, exact Jaccard per edge
+    nodes = cand.select(F.col("src").alias("page_id")).union(cand.select(F.col("dst").alias("page_id"))).distinct()
+    cand_docs = docs.join(nodes.hint("shuffle_hash"), "page_id")
+    sh_rdd = cand_docs.rdd.mapPartitions(_shingle_partition(k))
+    sh = rdd_to_df(spark, sh_rdd, SHINGLES_DDL).persist(StorageLevel.MEMORY_AND_DISK)
+    sa = sh.select(F.col("page_id").alias("src"), F.col("sh").alias("sa"))
+    sb = sh.select(F.col("page_id").alias("dst"), F.col("sh").alias("sb"))
+    scored = (cand.join(sa.hint("shuffle_hash"), "src").join(sb.hint("shuffle_hash"), "dst")
+              .select("src", "dst", _jaccard_col("sa", "sb").alias("sim")))
+    if cfg.verify_jaccard is not None:
+        edges = scored.where(F.col("sim") >= F.lit(float(cfg.verify_jaccard))).select("src", "dst")
+    else:
+        edges = scored.select("src", "dst")
+    edges = edges.persist(StorageLevel.MEMORY_AND_DISK)
+    verified_pairs = edges.count()
+    lap("verify")
+
+    # 4. connected components in Spark
+    comps, rounds = connected_components(edges, checkpoint_dir=ckpt, max_iterations=cfg.max_iterations_cc)
+    lap("components")
+
+    # 5. survivor: longest text, then smallest page_id
+    lens = docs.select("page_id", F.length(F.coalesce("text", F.lit(""))).alias("n_chars"))
+    members = comps.join(lens.hint("shuffle_hash"), comps.node == lens.page_id).select(
+        F.col("node").alias("page_id"), "component", "n_chars")
+    surv = (members.groupBy("component")
+            .agg(F.min(F.struct((-F.col("n_chars")).alias("neg_len"), F.col("page_id").alias("pid")))
+                 .alias("best"))
+            .select("component", F.col("best.pid").alias("kept_page_id")))
+    removed = (members.join(surv.hint("shuffle_hash"), "component")
+               .where(F.col("page_id") != F.col("kept_page_id"))
+               .select("page_id", "kept_page_id"))
+    dups = (removed
+            .join(sh.select("page_id", F.col("sh").alias("sa")).hint("shuffle_hash"), "page_id")
+            .join(sh.select(F.col("page_id").alias("kept_page_id"), F.col("sh").alias("sb")).hint("shuffle_hash"),
+                  "kept_page_id")
+            .select("page_id", "kept_page_id", F.lit("near").alias("kind"),
+                    _jaccard_col("sa", "sb").alias("similarity"))
+            .select(*columns(DUPLICATES)))
+    dups = materialize(dups, reliable=True)   # the returned tables read from the checkpoint
+    for df in (cand, sh, edges):
+        df.unpersist()
+    n_removed = dups.count()
+    clusters = surv.count()
+    lap("survivors")
+
+    kept = pages_df.join(dups.select("page_id").hint("shuffle_hash"), "page_id", "left_anti") \
+        .select(*pages_df.columns)
+
+    # small, deterministic sample for the report: only sample_pairs rows and
+    # 2 x sample_pairs text excerpts (cut in Spark) reach the driver
+    sample_pairs = []
+    if cfg.sample_pairs > 0:
+        picked = (dups.orderBy(F.xxhash64("page_id"), "page_id").limit(cfg.sample_pairs)
+                  .select("page_id", "kept_page_id", "similarity").collect())
+        ids = sorted({r["page_id"] for r in picked} | {r["kept_page_id"] for r in picked})
+        extra = [c for c in ("url",) if c in pages_df.columns]
+        info = {}
+        if ids:
+            for r in (pages_df.where(F.col("page_id").isin(ids))
+                      .select("page_id", *extra, F.substring(F.coalesce("text", F.lit("")), 1, 600).alias("t"))
+                      .collect()):
+                info[r["page_id"]] = r
+        for r in picked:
+            a, b = info.get(r["page_id"]), info.get(r["kept_page_id"])
+            d = {"page_id": r["page_id"], "kept_page_id": r["kept_page_id"], "similarity": r["similarity"],
+                 "text": _excerpt(a["t"] if a else ""), "kept_text": _excerpt(b["t"] if b else "")}
+            for c in extra:
+                d[c] = a[c] if a else None
+                d["kept_" + c] = b[c] if b else None
+            sample_pairs.append(d)
+
+    lap("sample")
+    counts = {
+        "candidate_pairs": candidate_pairs,
+        "verified_pairs": verified_pairs,
+        "clusters": clusters,
+        "removed": n_removed,
+        "no_shingles": no_shingles,
+        "cc_rounds": rounds,
+        "bands": bands,
+        "rows": rows,
+        "threshold": round(mh.threshold(bands, rows), 4),
+        "verify_jaccard": cfg.verify_jaccard,
+    }
+    return NearDedupResult(kept=kept, duplicates=dups, counts=counts, sample_pairs=sample_pairs,
+                           timings=timings)

@@ -1,0 +1,309 @@
+"""near_dedup on local[2]: known duplicates, chains, determinism, agreement with brute force."""
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+import math
+import random
+from collections import defaultdict
+
+import pytest
+
+from corpus_pipeline.config import DedupConfig
+from corpus_pipeline.dedup import minhash as mh
+from corpus_pipeline.schemas import DUPLICATES, PAGES, columns, row
+
+pytestmark = pytest.mark.spark
+
+
+# ----------------------------------------------------------------- helpers
+def _real_texts(shared_data, n: int, min_words: int = 120, max_words: int = 300) -> list[str]:
+    """Distinct real documents (news, Common Crawl, maths sources), cut to max_words."""
+    text_dir = shared_data / "text"
+    sources = [text_dir / "negatives_general" / "article_extraction_benchmark_articles.jsonl",
+               text_dir / "negatives_general" / "llm_webkit_nonmath_pages_groundtruth.jsonl",
+               text_dir / "seed_sources" / "math_docs.jsonl"]
+    sources += sorted((text_dir / "dolma_cc_en_head").glob("*.gz"))
+    per_source = []
+    for p in sources:
+        opener = gzip.open if p.suffix == ".gz" else open
+        docs = []
+        with opener(p, "rt", encoding="utf-8") as f:
+            for line in f:
+                words = (json.loads(line).get("text") or "").split()
+                if len(words) >= min_words:
+                    docs.append(" ".join(words[:max_words]))
+        per_source.append(docs)
+    out, seen = [], set()
+    for group in itertools.zip_longest(*per_source):   # interleave the sources
+        for t in group:
+            if t is not None and t not in seen:
+                seen.add(t)
+                out.append(t)
+    return out[:n]
+
+
+def _perturb(text: str, rate: float, rng: random.Random, vocab: list[str]) -> str:
+    out = []
+    for w in text.split():
+        u = rng.random()
+        if u < rate / 2:
+            out.append(rng.choice(vocab))    # substitution
+        elif u < rate:
+            continue                         # deletion
+        else:
+            out.append(w)
+    return " ".join(out)
+
+
+def _pages_df(spark, items):
+    rows = [row(PAGES, {"page_id": pid, "text": text, "url": f"https://example.org/{pid}"})
+            for pid, text in items]
+    from corpus_pipeline.spark.io import rows_to_df
+    return rows_to_df(spark, rows, PAGES, num_slices=2)
+
+
+def _run(spark, df, cfg, tmp_path, name):
+    from corpus_pipeline.spark.minhash import near_dedup
+    return near_dedup(spark, df, cfg, str(tmp_path / f"ckpt_{name}"))
+
+
+def _clusters(dups_rows):
+    """page_id -> survivor for every page in a cluster (survivors map to themselves)."""
+    out = {}
+    for r in dups_rows:
+        out[r["page_id"]] = r["kept_page_id"]
+        out[r["kept_page_id"]] = r["kept_page_id"]
+    return out
+
+
+# ----------------------------------------------------------------- known duplicates, chains, determinism
+@pytest.fixture(scope="module")
+def known(shared_data):
+    texts = _real_texts(shared_data, 40)
+    rng = random.Random(5)
+    vocab = sorted({w for t in texts for w in t.split()})
+    items, expect = [], {}
+    # 10 pairs: original + one near-copy with 1% edits (Jaccard ~0.9)
+    for i in range(10):
+        a, b = f"k{i:02d}a", f"k{i:02d}b"
+        items += [(a, texts[i]), (b, _perturb(texts[i], 0.01, rng, vocab))]
+        expect[(a, b)] = True
+    # 3 chains A~B~C where A and C are not similar enough, with the smallest id at A, B or C in turn
+    chains = []
+    for c, order in enumerate(["abc", "bac", "cab"]):
+        base = texts[10 + c].split()
+        half = len(base) // 2
+        # every 20th word of one half replaced: ~75% of that half's shingles survive, so
+        # J(A,B) = J(B,C) ~ 0.78 and J(A,C) ~ 0.6
+        A = base
+        B = [f"zb{p}" if p >= half and p % 20 == 10 else w for p, w in enumerate(base)]
+        C = [f"zc{p}" if p < half and p % 20 == 10 else w for p, w in enumerate(B)]
+        ids = [f"c{c}{order[j]}" for j in range(3)]
+        chains.append(ids)
+        items += [(ids[0], " ".join(A)), (ids[1], " ".join(B)), (ids[2], " ".join(C))]
+    # 20 unrelated real pages, plus two pages that differ only in their maths
+    items += [(f"u{i:02d}", texts[20 + i]) for i in range(20)]
+    def drill(a):
+        return " ".join(f"exercise {j}: solve x^2 + {j + a}x + {j * a} = 0, the roots are -{j} and -{a}."
+                        for j in range(1, 40))
+    eq = " ".join(f"step {j}: we have x^{j} + {j} = y_{j} and therefore" for j in range(60))
+    items += [("m1", drill(3)), ("m2", drill(4)), ("m3", eq), ("m4", eq.replace("+", "-"))]
+    return items, chains
+
+
+KNOWN_CFG = dict(bands=20, rows=5, verify_jaccard=0.7, sample_pairs=5)   # threshold ~0.55
+
+
+def _summary(res):
+    dups = sorted(tuple(x) for x in res.duplicates.collect())
+    kept = sorted(x[0] for x in res.kept.select("page_id").collect())
+    return dups, kept, {k: v for k, v in res.counts.items() if k != "cc_rounds"}, res.sample_pairs
+
+
+@pytest.fixture(scope="module")
+def known_result(spark, known, tmp_path_factory):
+    items, _ = known
+    return _run(spark, _pages_df(spark, items), DedupConfig(**KNOWN_CFG), tmp_path_factory.mktemp("known"), "k")
+
+
+def test_known_duplicates_chains_and_distinct_pages(known, known_result):
+    items, chains = known
+    text = dict(items)
+    sh = {pid: mh.shingles(t) for pid, t in items}
+    # the premise of the chain test: A~B and B~C pass the check, A~C does not
+    for a, b, c in chains:
+        assert mh.jaccard(sh[a], sh[b]) >= 0.7 and mh.jaccard(sh[b], sh[c]) >= 0.7
+        assert mh.jaccard(sh[a], sh[c]) < 0.7
+    # same words, different maths: only the numbers / only the operators differ
+    assert mh.jaccard(sh["m1"], sh["m2"]) < 0.5 and mh.jaccard(sh["m3"], sh["m4"]) < 0.6
+
+    res = known_result
+    dups = [r.asDict() for r in res.duplicates.collect()]
+    assert res.duplicates.columns == columns(DUPLICATES)
+    clusters = _clusters(dups)
+
+    for i in range(10):
+        a, b = f"k{i:02d}a", f"k{i:02d}b"
+        assert clusters.get(a) is not None and clusters[a] == clusters[b]
+    for ids in chains:
+        assert len({clusters.get(x) for x in ids}) == 1 and clusters.get(ids[0]) is not None, ids
+    for pid in [f"u{i:02d}" for i in range(20)] + ["m1", "m2", "m3", "m4"]:
+        assert pid not in clusters
+    # survivor rule: longest text, then smallest page_id
+    members = defaultdict(list)
+    for pid, s in clusters.items():
+        members[s].append(pid)
+    for s, ms in members.items():
+        assert s == min(ms, key=lambda p: (-len(text[p]), p))
+    for r in dups:
+        assert r["kind"] == "near"
+        assert r["similarity"] == pytest.approx(mh.jaccard(sh[r["page_id"]], sh[r["kept_page_id"]]), abs=1e-9)
+    kept = {r["page_id"] for r in res.kept.select("page_id").collect()}
+    assert kept == {pid for pid, _ in items} - {r["page_id"] for r in dups}
+    assert res.kept.columns == columns(PAGES)
+    c = res.counts
+    assert c["removed"] == len(dups) == 10 + 2 * 3
+    assert c["clusters"] == 13
+    assert c["verified_pairs"] <= c["candidate_pairs"]
+    assert len(res.sample_pairs) == 5
+    assert all(p["kept_page_id"] == clusters[p["page_id"]] and p["text"] for p in res.sample_pairs)
+
+
+def test_same_result_across_partitions_and_reruns(spark, known, known_result, tmp_path):
+    items, _ = known
+    df = _pages_df(spark, items)
+    cfg = DedupConfig(**KNOWN_CFG)
+    first = _summary(known_result)              # 2 input partitions
+    one = _summary(_run(spark, df.repartition(1), cfg, tmp_path, "p1"))
+    four = _summary(_run(spark, df.repartition(4), cfg, tmp_path, "p4"))
+    assert first[0] and first == one == four
+
+
+def test_no_text_pages_are_never_duplicates(spark, tmp_path):
+    items = [("e1", ""), ("e2", None), ("e3", "  \n "), ("t1", "a b c d e f g"), ("t2", "a b c d e f g")]
+    res = _run(spark, _pages_df(spark, items), DedupConfig(sample_pairs=0), tmp_path, "empty")
+    assert res.counts["no_shingles"] == 3
+    assert [tuple(r) for r in res.duplicates.select("page_id", "kept_page_id").collect()] == [("t2", "t1")]
+    assert res.kept.count() == 4
+
+
+# ----------------------------------------------------------------- agreement with brute force
+RATES = (0.004, 0.01, 0.02, 0.03, 0.045, 0.06, 0.08, 0.11, 0.15)
+
+
+@pytest.fixture(scope="module")
+def corpus(shared_data):
+    """~240 real pages plus one perturbed copy each, with brute-force all-pairs Jaccard."""
+    texts = _real_texts(shared_data, 240)
+    rng = random.Random(17)
+    vocab = sorted({w for t in texts[:50] for w in t.split()})
+    items = []
+    for i, t in enumerate(texts):
+        items.append((f"r{i:03d}o", t))
+        items.append((f"r{i:03d}p", _perturb(t, RATES[i % len(RATES)], rng, vocab)))
+    sets = [mh.shingles(t) for _, t in items]
+    sims = {}
+    for i in range(len(items)):
+        for j in range(i + 1, len(items)):
+            s = mh.jaccard(sets[i], sets[j])
+            if s > 0.0:
+                sims[(items[i][0], items[j][0])] = s
+    return items, sims
+
+
+def _same_cluster(clusters, a, b):
+    return clusters.get(a) is not None and clusters.get(a) == clusters.get(b)
+
+
+def _check_bucket(pairs, detected, bands, rows, lo, hi, label):
+    """Observed detections among pairs with lo <= s < hi agree with the S-curve (binomial margin)."""
+    sel = [(s, d) for s, d in zip(pairs, detected) if lo <= s < hi]
+    if len(sel) < 10:
+        return None
+    ps = [mh.s_curve(s, bands, rows) for s, _ in sel]
+    expected, sd = sum(ps), math.sqrt(sum(p * (1 - p) for p in ps))
+    got = sum(d for _, d in sel)
+    assert abs(got - expected) <= 4 * sd + 0.05 * len(sel) + 1, (label, lo, hi, got, expected, len(sel))
+    return got, expected, len(sel)
+
+
+def test_agreement_with_brute_force_no_verification(spark, corpus, tmp_path):
+    """Without verification, two pages sharing a band end in one cluster: detection per
+    similarity bucket follows 1-(1-s^r)^b, and unrelated pages are not merged."""
+    items, sims = corpus
+    bands, rows = 14, 8
+    res = _run(spark, _pages_df(spark, items), DedupConfig(bands=bands, rows=rows, verify_jaccard=None,
+                                                           sample_pairs=0), tmp_path, "bf_nover")
+    clusters = _clusters([r.asDict() for r in res.duplicates.collect()])
+    keys = list(sims)
+    s_list = [sims[k] for k in keys]
+    det = [_same_cluster(clusters, a, b) for a, b in keys]
+    checked = [b for b in (_check_bucket(s_list, det, bands, rows, lo / 10, (lo + 1) / 10 + (lo == 9), "nover")
+                           for lo in range(3, 10)) if b]
+    assert len(checked) >= 4
+    # pairs below 0.3 (and all pairs with no shared shingle) are essentially never merged
+    low = [(s, d) for s, d in zip(s_list, det) if s < 0.3]
+    n_pairs_total = len(items) * (len(items) - 1) // 2
+    false_merges = sum(d for _, d in low) + sum(
+        _same_cluster(clusters, a, b) for a, b in itertools.combinations([p for p, _ in items], 2)
+        if (a, b) not in sims and clusters.get(a) is not None)
+    expected_low = sum(mh.s_curve(s, bands, rows) for s, _ in low)
+    assert false_merges <= expected_low + 4 * math.sqrt(expected_low + 1) + 2, (false_merges, expected_low,
+                                                                                 n_pairs_total)
+
+
+def test_agreement_with_brute_force_verified(spark, corpus, tmp_path):
+    """With verification at t: clusters never join pages that are not linked by pairs with
+    Jaccard >= t (precision), and pairs >= t are found at the S-curve's rate (recall)."""
+    items, sims = corpus
+    bands, rows, t = 14, 8, 0.7
+    res = _run(spark, _pages_df(spark, items), DedupConfig(bands=bands, rows=rows, verify_jaccard=t,
+                                                           sample_pairs=0), tmp_path, "bf_ver")
+    dups = [r.asDict() for r in res.duplicates.collect()]
+    clusters = _clusters(dups)
+    # brute-force components of the graph of pairs with Jaccard >= t
+    parent = {p: p for p, _ in items}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+    for (a, b), s in sims.items():
+        if s >= t:
+            parent[find(a)] = find(b)
+    by_cluster = defaultdict(set)
+    for p, s in clusters.items():
+        by_cluster[s].add(p)
+    for members in by_cluster.values():   # precision: every predicted cluster lies inside one true component
+        assert len({find(p) for p in members}) == 1, members
+    keys = [k for k, s in sims.items() if s >= t]
+    s_list = [sims[k] for k in keys]
+    det = [_same_cluster(clusters, a, b) for a, b in keys]
+    # recall: being in one cluster is at least as likely as sharing a band
+    found = sum(det)
+    expected = sum(mh.s_curve(s, bands, rows) for s in s_list)
+    sd = math.sqrt(sum(mh.s_curve(s, bands, rows) * (1 - mh.s_curve(s, bands, rows)) for s in s_list))
+    assert found >= expected - 4 * sd - 0.05 * len(keys) - 1, (found, expected, len(keys))
+    for lo, hi in ((0.7, 0.8), (0.8, 0.9), (0.9, 1.01)):
+        sel = [d for s, d in zip(s_list, det) if lo <= s < hi]
+        exp = sum(mh.s_curve(s, bands, rows) for s in s_list if lo <= s < hi)
+        if len(sel) >= 10:
+            assert sum(sel) >= exp - 4 * math.sqrt(exp * (1 - exp / len(sel)) + 1) - 0.05 * len(sel), (lo, hi)
+    assert res.counts["removed"] == len(dups) and all(r["similarity"] > 0 for r in dups)
+
+
+# ----------------------------------------------------------------- nothing proportional to the corpus on the driver
+@pytest.mark.slow
+def test_50k_pages_with_tiny_max_result_size():
+    """50k generated pages in a fresh session with spark.driver.maxResultSize=1m (subprocess)."""
+    from bench.bench_minhash import run_job_subprocess
+
+    out = run_job_subprocess(50_000, "1m", timeout=1800)
+    assert out["max_result_size"] == "1m"
+    c = out["counts"]
+    assert out["kept"] == out["n"] - c["removed"]
+    # every generated copy with <= 4% edits is found (rates are <= 8%: most of them)
+    assert 0.7 * out["expected_copies"] <= c["removed"] <= 1.05 * out["expected_copies"], out
