@@ -237,7 +237,7 @@ def test_mixed_maths_sites_have_maths_and_non_maths_prefixes(crawl):
     assert len(m["mixed_math_hosts"]) >= 4
     for host in m["mixed_math_hosts"]:
         prefixes = per[host]
-        mathy = [p for p, c in prefixes.items() if c["math"] >= 5 and c["math"] >= 0.9 * sum(c.values())]
+        mathy = [p for p, c in prefixes.items() if c["math"] >= 2 and c["math"] >= 0.9 * sum(c.values())]
         plain = [p for p, c in prefixes.items() if c["non-math"] >= 2 and c["math"] == 0]
         assert mathy and plain, (host, dict(prefixes))
     # sites with no maths at all, and general sites with only a few maths pages

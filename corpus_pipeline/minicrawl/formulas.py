@@ -12,7 +12,7 @@ from html import escape
 GREEK = {
     "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
     "theta": "θ", "lambda": "λ", "mu": "μ", "sigma": "σ", "pi": "π", "phi": "φ", "omega": "ω",
-    "rho": "ρ", "tau": "τ", "chi": "χ", "xi": "ξ", "zeta": "ζ", "eta": "η", "Delta": "Δ",
+    "rho": "ρ", "nu": "ν", "hbar": "ℏ", "tau": "τ", "chi": "χ", "xi": "ξ", "zeta": "ζ", "eta": "η", "Delta": "Δ",
     "Gamma": "Γ", "Omega": "Ω", "Sigma": "Σ", "Phi": "Φ", "Lambda": "Λ",
 }
 OPS = {

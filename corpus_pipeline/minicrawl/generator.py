@@ -164,7 +164,7 @@ class _Gen:
             return T.zh_math(r, topic, prose=True)
         if kind == "zh_news":
             return T.zh_nonmath(r)
-        if kind in ("finance", "sports", "recipe", "timetable", "science"):
+        if kind in ("finance", "sports", "recipe", "timetable", "science", "science_eq", "education"):
             return getattr(T, kind)(r)
         if kind == "code":
             return T.code_doc(r)

@@ -44,42 +44,42 @@ class Site:
 S = Section
 SITES: tuple[Site, ...] = (
     # ---- maths Q&A and maths blog / lecture sites where only some prefixes hold maths
-    Site("askmaths.net", "AskMaths", 12.0, (
-        S("/questions/", 0.62, {"math_tex_q": 0.5, "math_prose": 0.5}),
+    Site("askmaths.net", "AskMaths", 10.0, (
+        S("/questions/", 0.62, {"math_tex_q": 0.62, "math_prose": 0.38}),
         S("/users/", 0.18, {"profile": 1.0}),
         S("/tags/", 0.10, {"tags": 1.0}, "{prefix}{slug}"),
         S("/help/", 0.10, {"help": 1.0}, "{prefix}{slug}")),
         {"mathjax": 1.0}, "dollar", sidebar_title="Hot Network Questions", category="mixed-math",
         nav=(("/questions/", "Questions"), ("/tags/", "Tags"), ("/users/", "Users"), ("/help/", "Help"))),
     Site("theoremtalk.org", "Theorem Talk", 6.0, (
-        S("/t/", 0.55, {"math_tex_q": 0.55, "math_prose": 0.45}),
+        S("/t/", 0.55, {"math_tex_q": 0.62, "math_prose": 0.38}),
         S("/u/", 0.25, {"profile": 1.0}),
         S("/faq/", 0.10, {"help": 1.0}, "{prefix}{slug}"),
         S("/c/off-topic/", 0.10, {"travel": 0.4, "film": 0.3, "tech": 0.3})),
         {"katex": 1.0}, sidebar_title="Suggested Topics", category="mixed-math",
         nav=(("/latest", "Latest"), ("/categories", "Categories"), ("/faq/", "FAQ"))),
     Site("math.northfield.edu", "Northfield Mathematics", 6.0, (
-        S("/courses/", 0.55, {"math_tex_lecture": 0.6, "math_prose": 0.4}, "{prefix}ma{id}/notes/{slug}.html"),
+        S("/courses/", 0.55, {"math_tex_lecture": 0.65, "math_prose": 0.35}, "{prefix}ma{id}/notes/{slug}.html"),
         S("/news/", 0.20, {"dept_news": 1.0}, "{prefix}{year}/{slug}.html"),
         S("/people/", 0.15, {"profile": 1.0}, "{prefix}{slug}.html"),
         S("/events/", 0.10, {"dept_news": 1.0}, "{prefix}{slug}.html")),
         {"mathml": 0.6, "img": 0.4}, sidebar_title="In this course", category="mixed-math",
         nav=(("/courses/", "Teaching"), ("/people/", "People"), ("/news/", "News"), ("/events/", "Events"))),
     Site("numbercraft.blog", "Numbercraft", 4.0, (
-        S("/posts/", 0.65, {"math_tex_lecture": 0.45, "math_prose": 0.55}, "{prefix}{year}/{month}/{slug}/"),
+        S("/posts/", 0.65, {"math_tex_lecture": 0.6, "math_prose": 0.4}, "{prefix}{year}/{month}/{slug}/"),
         S("/reviews/", 0.15, {"book_review": 1.0}, "{prefix}{slug}/"),
         S("/about/", 0.10, {"help": 1.0}, "{prefix}{slug}/"),
         S("/shop/", 0.10, {"tech": 1.0}, "{prefix}{slug}/")),
-        {"katex": 0.7, "mathjax": 0.3}, sidebar_title="Recent posts", category="mixed-math",
+        {"katex": 0.7, "mathjax": 0.3}, "paren", sidebar_title="Recent posts", category="mixed-math",
         nav=(("/posts/", "Blog"), ("/reviews/", "Reviews"), ("/shop/", "Shop"), ("/about/", "About"))),
     Site("shuxue-wenda.cn", "数学问答", 4.0, (
-        S("/wenti/", 0.60, {"zh_math": 0.6, "zh_math_prose": 0.4}),
+        S("/wenti/", 0.60, {"zh_math": 0.65, "zh_math_prose": 0.35}),
         S("/yonghu/", 0.25, {"zh_news": 1.0}),
         S("/bangzhu/", 0.15, {"zh_news": 1.0}, "{prefix}{slug}")),
         {"mathjax": 1.0}, lang="zh", legacy_charset="gbk", sidebar_title="相关问题", category="mixed-math",
         nav=(("/wenti/", "问题"), ("/yonghu/", "用户"), ("/bangzhu/", "帮助"))),
     Site("oldmathforum.org", "Old Math Forum", 3.0, (
-        S("/viewtopic/", 0.60, {"math_tex_q": 0.6, "math_prose": 0.4}, "{prefix}t{id}-{slug}.html"),
+        S("/viewtopic/", 0.60, {"math_tex_q": 0.65, "math_prose": 0.35}, "{prefix}t{id}-{slug}.html"),
         S("/memberlist/", 0.20, {"profile": 1.0}, "{prefix}u{id}.html"),
         S("/rules/", 0.20, {"help": 1.0}, "{prefix}{slug}.html")),
         {"img": 1.0}, sidebar_title="Who is online", category="mixed-math",
@@ -87,15 +87,15 @@ SITES: tuple[Site, ...] = (
     # ---- maths-only sites
     Site("calctutor.com", "CalcTutor", 2.0, (
         S("/lessons/", 1.0, {"math_tex_lecture": 0.7, "math_prose": 0.3}, "{prefix}{slug}"),),
-        {"mathjax": 1.0}, "paren", category="math-only", nav=(("/lessons/", "Lessons"),)),
+        {"mathjax": 1.0}, category="math-only", nav=(("/lessons/", "Lessons"),)),
     Site("olympiad-archive.org", "Olympiad Archive", 1.5, (
-        S("/problems/", 1.0, {"math_tex_q": 0.5, "math_prose": 0.5}, "{prefix}{year}/p{id}"),),
+        S("/problems/", 1.0, {"math_tex_q": 0.6, "math_prose": 0.4}, "{prefix}{year}/p{id}"),),
         {"mathjax": 1.0}, category="math-only", nav=(("/problems/", "Problems"),)),
     # ---- general sites with a few maths pages
     Site("dailyherald-news.com", "The Daily Herald", 8.0, (
         S("/business/", 0.30, {"finance": 1.0}, "{prefix}{year}/{month}/{slug}"),
         S("/sport/", 0.30, {"sports": 1.0}, "{prefix}{year}/{month}/{slug}"),
-        S("/local/", 0.20, {"local": 1.0}, "{prefix}{year}/{month}/{slug}"),
+        S("/local/", 0.20, {"local": 0.5, "education": 0.5}, "{prefix}{year}/{month}/{slug}"),
         S("/science/", 0.20, {"science": 0.8, "math_prose": 0.12, "math_tex_lecture": 0.08},
           "{prefix}{year}/{month}/{slug}")),
         {"mathjax": 1.0}, sidebar_title="Most read", category="general",
@@ -116,7 +116,7 @@ SITES: tuple[Site, ...] = (
          category="non-math", sidebar_title="Service updates"),
     Site("pydocs-hub.dev", "PyDocs Hub", 4.0, (S("/api/", 1.0, {"code": 1.0}, "{prefix}{slug}.html"),),
          category="non-math", sidebar_title="Modules"),
-    Site("physicsnews.today", "Physics News Today", 4.0, (S("/stories/", 1.0, {"science": 1.0}, "{prefix}{year}/{slug}"),),
+    Site("physicsnews.today", "Physics News Today", 4.0, (S("/stories/", 1.0, {"science": 0.7, "science_eq": 0.3}, "{prefix}{year}/{slug}"),),
          category="non-math", sidebar_title="Latest stories"),
     Site("wanderlog-travel.com", "Wanderlog", 3.0, (S("/trips/", 1.0, {"travel": 1.0}, "{prefix}{slug}"),),
          category="non-math", sidebar_title="More trips"),

@@ -145,6 +145,10 @@ MQ_SENT = [
     "For small values I checked numerically that {F}.", "Where does the assumption {S} enter?",
     "We want to compute {D}", "Does the same argument work for the {w2}?",
     "I know that {F}, so it remains to bound {S}.",
+    "Let {S} be as above and suppose that {F}. Then I want to conclude {D}",
+    "Assume that {S}. Is it true that {F} for all {S}?", "Here {S} denotes the {w} and {S} is fixed.",
+    "In particular, if {S} then {F}, but what happens when {S}?", "Define {S} by {D} where {S} is the {w}.",
+    "Suppose {F}. Show that there exists {S} such that {F}.", "We have {F} and hence {F}.",
 ]
 MA_SENT = [
     "Write {F} and apply the {w}.", "The key observation is that {F}.", "Consider {D}",
@@ -154,6 +158,9 @@ MA_SENT = [
     "Alternatively, use the {w} directly: {F}.", "Equality holds exactly when {S}.",
     "Taking limits on both sides yields {F}.", "Summing over all {S} we obtain {D}",
     "Note that {F} by the previous line.", "The claim now follows from the {w2}.",
+    "Let {S} be arbitrary. Then {D} where {S} is the {w}.", "Since {F}, we have {F} for all {S}.",
+    "In particular {F}, so {S} is bounded.", "Assume {S}. By the {w} there exists {S} such that {F}.",
+    "Hence {D} and the right hand side tends to zero.", "Conversely, if {F} then {S}.",
 ]
 ML_SENT = [
     "Recall the definition of the {w}: {D}", "Theorem. If {S}, then {F}.",
@@ -163,6 +170,8 @@ ML_SENT = [
     "Lemma. For all {S}, {F}.", "Combining the two estimates gives {D}",
     "We now turn to the {w}, which generalises {F}.", "Definition. A {w} is called regular if {F}.",
     "Corollary. In particular {F}.", "The following identity will be used repeatedly: {D}",
+    "Let {S} be a {w} and let {S}. Then {F}.", "Suppose that {F}. Then {S} and {D}",
+    "Proposition. Let {S}. If {F}, then {F}.", "Here {S} is the {w} and {S} the {w2}.",
 ]
 
 PROSE_PROBLEM = [
@@ -276,34 +285,34 @@ def _mslots(r, topic: str, allow_display=True) -> dict:
     }
 
 
+_MSLOT = re.compile(r"(\{[FSD]\})")
+
+
+def _math_segments(r, t: str, topic: str) -> list:
+    """Text with ``{F}`` (inline formula), ``{S}`` (short inline) and ``{D}`` (display) -> segments."""
+    segs: list = []
+    for part in _MSLOT.split(t):
+        if part == "{F}":
+            segs.append(("m", formula(r, topic), False))
+        elif part == "{S}":
+            segs.append(("m", small_symbol(r, topic), False))
+        elif part == "{D}":
+            segs.append(("m", formula(r, topic), True))
+        elif part:
+            segs.append(part)
+    return segs
+
+
 def _math_sentence(r, bank, topic: str) -> list:
     """One sentence as segments: text with inline ``{F}``/``{S}`` and display ``{D}`` formulas."""
     t = r.choice(bank)
     words = TOPIC_WORDS[topic]
     t = t.replace("{w}", r.choice(words)).replace("{w2}", r.choice(words))
-    segs: list = []
-    buf = ""
-    i = 0
-    while i < len(t):
-        if t.startswith("{F}", i) or t.startswith("{S}", i) or t.startswith("{D}", i):
-            kind = t[i + 1]
-            if buf:
-                segs.append(buf)
-                buf = ""
-            if kind == "F":
-                segs.append(("m", formula(r, topic), False))
-            elif kind == "S":
-                segs.append(("m", small_symbol(r, topic), False))
-            else:
-                segs.append(("m", formula(r, topic), True))
-            i += 3
-        else:
-            buf += t[i]
-            i += 1
-    if buf:
-        segs.append(buf)
+    segs = _math_segments(r, t, topic)
     if segs and isinstance(segs[0], str):
         segs[0] = _cap(segs[0])
+        if r.random() < 0.1 and not segs[0].split(" ", 1)[0].endswith("."):
+            segs[0] = _fill(r, r.choice(OPENERS), {}) + segs[0][:1].lower() + segs[0][1:]
     return segs
 
 
@@ -484,21 +493,7 @@ def zh_math(r, topic: str, prose: bool = False) -> dict:
         segs: list = []
         for _ in range(r.randint(2, 4)):
             t = r.choice(ZH_MATH).replace("{w}", r.choice(words))
-            buf = ""
-            i = 0
-            while i < len(t):
-                if t[i] == "{" and t[i:i + 3] in ("{F}", "{S}", "{D}"):
-                    if buf:
-                        segs.append(buf)
-                        buf = ""
-                    k = t[i + 1]
-                    segs.append(("m", small_symbol(r, topic) if k == "S" else formula(r, topic), k == "D"))
-                    i += 3
-                else:
-                    buf += t[i]
-                    i += 1
-            if buf:
-                segs.append(buf)
+            segs.extend(_math_segments(r, t, topic))
         blocks.append(("p", segs))
     return {"title": title, "blocks": blocks, "math_segments": _count_math(blocks), "topic": topic, "lang": "zh"}
 
@@ -758,6 +753,48 @@ def science(r) -> dict:
                       "How brakes turn motion into heat"])
     blocks = [("p", [" ".join(_sentences(r, SCIENCE_SENT, r.randint(3, 5), **NUM))]) for _ in range(r.randint(2, 4))]
     return {"title": title, "blocks": blocks, "math_segments": 0, "topic": "science"}
+
+
+PHYSICS_TEX = ["E = mc^2", "F = ma", "P = \\frac{W}{t}", "v = \\lambda f", "PV = nRT", "E = h f",
+               "\\Delta x \\, \\Delta p \\ge \\frac{h}{4\\pi}", "V = IR", "F = G \\frac{m_1 m_2}{r^2}",
+               "E_k = \\frac{1}{2} m v^2", "p = mv", "T = 2\\pi \\sqrt{\\frac{L}{g}}"]
+
+
+def science_eq(r) -> dict:
+    """Science news that quotes one equation with maths markup (a hard negative)."""
+    d = science(r)
+    i = r.randrange(len(d["blocks"]))
+    text = d["blocks"][i][1][0]
+    d["blocks"][i] = ("p", [text + " " + r.choice(["The relation at work is ", "Engineers rely on the familiar ",
+                                                     "The article's key formula is ", "As the textbook puts it, "]),
+                            ("m", r.choice(PHYSICS_TEX), False), "."])
+    d["math_segments"] = 1
+    d["topic"] = "science_eq"
+    return d
+
+
+EDU_SENT = [
+    "Pass rates in the maths exam rose to {p}% this year, the exam board said.",
+    "The school will hire {n2} new maths teachers before the autumn term.",
+    "Parents complained that the algebra homework took more than an hour each night.",
+    "The curriculum review recommends more time for arithmetic in primary schools.",
+    "A maths competition for teenagers in {city} drew {m} entries.",
+    "Calculators remain banned in the first of the three exam papers.",
+    "Universities report {p}% fewer applicants for mathematics degrees.",
+    "The statistics course will move online from {month}.",
+    "Teachers say the new geometry textbooks arrived late.",
+    "Tutoring companies charge up to {n}0 an hour for exam preparation.",
+    "The minister promised that every pupil would study maths until the age of eighteen.",
+    "Girls outperformed boys in the probability and statistics paper for the {ord} year running.",
+]
+
+
+def education(r) -> dict:
+    """News about maths education: maths words, no maths content (a hard negative)."""
+    blocks = [("p", [" ".join(_sentences(r, EDU_SENT, r.randint(3, 5), **NUM))]) for _ in range(r.randint(2, 3))]
+    return {"title": r.choice(["Maths exam results improve", "Schools struggle to hire maths teachers",
+                               "Curriculum review published", "Fewer students choose mathematics"]),
+            "blocks": blocks, "math_segments": 0, "topic": "education"}
 
 
 def general(r, kind: str) -> dict:
