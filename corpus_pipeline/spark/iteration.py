@@ -25,7 +25,8 @@ def seed_corpus_df(spark, texts: Iterable[str], iteration: int = 1):
         seen.add(sid)
         rows.append(schemas.row(schemas.SEED, {"seed_id": sid, "page_id": None, "source": "seed",
                                               "added_in": iteration, "text": t}))
-    n = max(1, min(64, len(rows) // 2000 + 1))
+    chars = sum(len(r[-1]) for r in rows)
+    n = max(1, min(256, chars // 500_000 + 1))      # keep each task under ~1 MB of text
     return rows_to_df(spark, rows, schemas.SEED, num_slices=n)
 
 

@@ -1,0 +1,158 @@
+"""The whole loop through the CLI, on a small mini-crawl: resume after a kill,
+manual annotation, bad inputs.  Each `run` is a separate process (its own JVM),
+as a user runs it."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+pytestmark = [pytest.mark.spark, pytest.mark.slow]
+
+CLI = [sys.executable, "-m", "corpus_pipeline"]
+ENV = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
+# small and quick: the loop's logic is what is tested here; the demo-size run is test_demo_e2e.py
+SETTINGS = ["--set", "spark.master=\"local[2]\"", "--set", "spark.conf={\"spark.ui.enabled\" = \"false\"}"]
+
+
+@pytest.fixture(scope="module")
+def crawl(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("crawl")
+    subprocess.run(CLI + ["minicrawl", "--out", str(d), "--pages", "600", "--random-seed", "7"],
+                   check=True, env=ENV, capture_output=True)
+    return d
+
+
+def run_args(crawl: Path, run: Path, *extra: str) -> list[str]:
+    return CLI + ["run", "--input", str(crawl / "warc" / "*.warc.gz"), "--run", str(run),
+                  "--labels", str(crawl / "labels.jsonl"), "--max-iterations", "3", *SETTINGS, *extra]
+
+
+def run_loop(crawl: Path, run: Path, *extra: str) -> subprocess.CompletedProcess:
+    p = subprocess.run(run_args(crawl, run, *extra), env=ENV, capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    return p
+
+
+def corpus(run: Path) -> list[tuple]:
+    t = pq.read_table(run / "final" / "corpus")
+    return sorted(zip(t.column("page_id").to_pylist(), t.column("text").to_pylist(),
+                      t.column("first_iteration").to_pylist()))
+
+
+def summary(run: Path) -> dict:
+    return json.loads((run / "report" / "summary.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def straight_run(crawl, tmp_path_factory) -> Path:
+    run = tmp_path_factory.mktemp("straight") / "run"
+    run_loop(crawl, run)
+    return run
+
+
+def test_uninterrupted_run_reports_the_contract(straight_run):
+    s = summary(straight_run)
+    assert s["stopped_because"] in ("saturated", "max_iterations")
+    its = s["iterations"]
+    assert its and its[0]["iteration"] == 1 and its[0]["overlap_with_previous"] is None
+    for it in its:
+        assert it["collected_pages"] > 0
+        assert 0 <= it["true_precision"] <= 1 and 0 <= it["true_recall"] <= 1
+        assert set(it["classifier"]) == {"precision", "recall", "f1"}
+    for prev, cur in zip(its, its[1:]):
+        assert cur["seed_positives"] == prev["seed_positives"] + prev["seed_added"]
+    assert s["final"]["pages"] == len(corpus(straight_run)) == its[-1]["collected_pages"]
+    assert s["final"]["pages_removed_by_decontamination"] is None       # no --benchmarks
+    page = (straight_run / "report" / "index.html").read_text()
+    assert "<svg" in page and "True precision" in page
+
+
+def test_rerun_of_a_finished_run_changes_nothing(crawl, straight_run):
+    before = corpus(straight_run), summary(straight_run)
+    p = run_loop(crawl, straight_run)
+    assert "already committed" in p.stdout
+    assert (corpus(straight_run), summary(straight_run)) == before
+
+
+def test_killed_run_resumes_to_the_same_corpus(crawl, straight_run, tmp_path):
+    run = tmp_path / "run"
+    proc = subprocess.Popen(run_args(crawl, run), env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    target = run / "iter=002" / "model" / "_COMMIT.json"
+    deadline = time.time() + 600
+    try:
+        while not target.exists() and proc.poll() is None and time.time() < deadline:
+            time.sleep(0.2)
+        assert target.exists(), "the run never reached iteration 2"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)       # the driver and its JVM, mid-iteration
+        proc.wait()
+    assert not (run / "final" / "corpus" / "_COMMIT.json").exists()
+    run_loop(crawl, run)
+    assert corpus(run) == corpus(straight_run)
+    a, b = summary(run), summary(straight_run)
+    for key in ("iterations", "stopped_because", "final"):
+        assert a[key] == b[key]                    # no stage counted twice
+
+
+def test_manual_annotation_pauses_and_resumes_with_the_marks(crawl, tmp_path):
+    run = tmp_path / "run"
+    p = run_loop(crawl, run, "--annotate", "manual")
+    s = summary(run)
+    assert s["stopped_because"] == "awaiting_annotation"
+    marked = Path(s["marked_file"])
+    assert marked.exists() and str(marked) in p.stdout
+    assert not (run / "iter=002" / "seed").exists()
+
+    # a person marks the candidate with the most collected pages: uncomment its line
+    lines = marked.read_text().splitlines()
+    cands = [(k, ln) for k, ln in enumerate(lines) if ln.startswith("# ") and "/" in ln.split()[1]
+             and "collected" in ln]
+    assert cands, "the worksheet lists no candidate prefix"
+
+    def collected(ln):
+        return int(ln.split("pages, ")[1].split(" collected")[0])
+
+    k, line = max(cands, key=lambda kl: collected(kl[1]))
+    path = line[2:].split()[0]
+    lines[k] = path + "   # person: looks like maths"
+    marked.write_text("\n".join(lines) + "\n")
+
+    run_loop(crawl, run, "--annotate", "manual")
+    seed = pq.read_table(run / "iter=002" / "seed").to_pylist()
+    sources = {r["source"] for r in seed}
+    assert f"path:{path}" in sources
+    ann = json.loads((run / "iter=001" / "annotations" / "_COMMIT.json").read_text())
+    assert ann["counts"]["decided_by"].get("person", 0) >= 1
+    assert path in ann["counts"]["marked"]
+
+
+def test_invalid_marked_file_is_rejected_without_side_effects(crawl, tmp_path):
+    run = tmp_path / "run"
+    run_loop(crawl, run, "--annotate", "manual")
+    marked = Path(summary(run)["marked_file"])
+    marked.write_text(marked.read_text() + "not a path line\n")
+    p = subprocess.run(run_args(crawl, run, "--annotate", "manual"), env=ENV, capture_output=True, text=True,
+                       timeout=900)
+    assert p.returncode == 2
+    assert str(marked) in p.stderr
+    assert not (run / "iter=001" / "annotations" / "_COMMIT.json").exists()
+    assert not (run / "iter=002").exists()
+
+
+def test_bad_labels_file_fails_before_any_work(crawl, tmp_path):
+    bad = tmp_path / "labels.jsonl"
+    bad.write_text('{"url": "http://a/", "label": "math"}\nnot json\n')
+    run = tmp_path / "run"
+    p = subprocess.run(CLI + ["run", "--input", str(crawl / "warc" / "*.warc.gz"), "--run", str(run),
+                              "--labels", str(bad)], env=ENV, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 2 and f"{bad}:2" in p.stderr
+    assert not run.exists()
