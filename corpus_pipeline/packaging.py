@@ -149,7 +149,7 @@ def build_wheel(out_dir: str) -> str:
     if root is None:
         raise RuntimeError("--wheel needs the source tree (pyproject.toml next to corpus_pipeline/)")
     before = set(os.listdir(out_dir)) if os.path.isdir(out_dir) else set()
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
                     "-w", out_dir, str(root)], check=True)
     new = sorted(n for n in os.listdir(out_dir) if n.endswith(".whl") and n not in before)
     cands = new or sorted(n for n in os.listdir(out_dir) if n.startswith("corpus_pipeline") and n.endswith(".whl"))

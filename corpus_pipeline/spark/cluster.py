@@ -14,12 +14,14 @@ side.  Each daemon runs in its own process group and is always killed on exit
 
 Used by the ``cluster`` tests and by hand::
 
-    python -m corpus_pipeline.spark.cluster     # prints the master URL, Ctrl-C stops
+    python -m corpus_pipeline.spark.cluster     # prints the master URL; Ctrl-C or kill PID stops it
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -137,6 +139,7 @@ class LocalCluster:
     def start(self) -> "LocalCluster":
         t0 = time.monotonic()
         deadline = t0 + self.timeout_s
+        atexit.register(self.stop)  # also when the caller forgets (not on SIGKILL)
         try:
             master = self._spawn([MASTER_CLASS, "--host", "127.0.0.1", "--port", str(self.port),
                                   "--webui-port", str(self.webui_port)], self.master_log)
@@ -174,6 +177,8 @@ class LocalCluster:
                     pass
                 p.wait(timeout=grace_s)
         self._procs.clear()
+        if self._own_work_dir:  # a temporary folder of ours (worker scratch, unpacked archives, logs)
+            shutil.rmtree(self.work_dir, ignore_errors=True)
 
     def __enter__(self) -> "LocalCluster":
         return self.start()
@@ -197,6 +202,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--memory", default="4g")
     a = ap.parse_args(argv)
+
+    def _stop(signum, frame):
+        raise KeyboardInterrupt
+
+    # Ctrl-C and kill (TERM) both stop the daemons, also when started in the background
+    # (where a non-interactive shell makes the process ignore SIGINT)
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
     with LocalCluster(cores=a.cores, memory=a.memory) as c:
         print(f"master {c.master_url}  ui {c.webui_url}  logs {c.work_dir}  "
               f"(master {c.timings['master_start_s']:.1f}s, worker {c.timings['worker_register_s']:.1f}s)",

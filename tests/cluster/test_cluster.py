@@ -18,6 +18,8 @@ import pytest
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
 SUBMIT_TIMEOUT_S = 600
+# the per-page extraction time limit depends on machine load: generous, so both runs keep the same pages
+SAME_PAGES = ["--set", "ingest.extract_timeout_s=120"]
 
 
 @pytest.fixture(scope="module")
@@ -28,11 +30,12 @@ def cluster(tmp_path_factory):
     c.start()
     print(f"\n[cluster] {c.master_url}: master up in {c.timings['master_start_s']:.1f}s, "
           f"worker registered {c.timings['worker_register_s']:.1f}s later")
+    procs = list(c._procs)
     try:
         yield c
     finally:
         c.stop()
-        assert all(p.poll() is not None for p in c._procs)  # nothing left running
+        assert all(p.poll() is not None for p in procs)  # nothing left running
 
 
 @pytest.fixture(scope="module")
@@ -79,9 +82,9 @@ def test_submit_ingest_runs_on_cluster_and_matches_local(cluster, dist, spark, s
     warcs = str(shared_data / "warc" / "dolma" / "*.warc.gz")
     local_run, cluster_run = str(tmp_path / "local"), str(tmp_path / "cluster")
 
-    assert main(["ingest", "--input", warcs, "--run", local_run]) == 0      # the local session (fixture)
+    assert main(["ingest", "--input", warcs, "--run", local_run, *SAME_PAGES]) == 0  # local session (fixture)
     before = _app_ids(cluster)
-    r = submit(cluster, dist, "ingest", "--input", warcs, "--run", cluster_run)
+    r = submit(cluster, dist, "ingest", "--input", warcs, "--run", cluster_run, *SAME_PAGES)
     assert r.returncode == 0, _explain(r)
 
     # it really ran as an application of the cluster (not a local[*] fallback) and got executors
@@ -124,7 +127,7 @@ def test_submit_whole_loop_matches_local(cluster, dist, spark, tmp_path):
     assert main(["minicrawl", "--out", crawl, "--pages", "400", "--random-seed", "3"]) == 0
     warcs = crawl + "/warc/*.warc.gz"
     local_run, cluster_run = str(tmp_path / "local"), str(tmp_path / "cluster")
-    args = ["--input", warcs, "--labels", crawl + "/labels.jsonl", "--annotate", "auto"]
+    args = ["--input", warcs, "--labels", crawl + "/labels.jsonl", "--annotate", "auto", *SAME_PAGES]
 
     assert main(["run", *args, "--run", local_run]) == 0
     before = _app_ids(cluster)
