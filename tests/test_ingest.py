@@ -252,3 +252,68 @@ def test_run_ingest_exit_semantics(spark, tmp_path):
     assert not run.is_committed(run.pages)
     with pytest.raises(UsageError):
         run_ingest(spark, [str(tmp_path / "missing-*.warc.gz")], run, cfg, log=lambda s: None)
+
+
+# ---------------------------------------------------------------- the mini-crawl's phenomena
+@pytest.fixture(scope="module")
+def minicrawl(tmp_path_factory):
+    mc = pytest.importorskip("corpus_pipeline.minicrawl")
+    out = tmp_path_factory.mktemp("minicrawl")
+    manifest = mc.generate(out, pages=120, seed=5)
+    labels = {json.loads(line)["url"] for line in (out / "labels.jsonl").read_text().splitlines() if line.strip()}
+    return out, manifest, labels
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_minicrawl_phenomena_land_as_expected(spark, minicrawl, tmp_path):
+    from corpus_pipeline import warc as warcmod
+    from corpus_pipeline.config import IngestConfig
+    from corpus_pipeline.runfolder import RunFolder
+    from corpus_pipeline.spark.ingest import run_ingest
+    from corpus_pipeline.spark.io import read_table
+
+    out, manifest, labels = minicrawl
+    ph = manifest["phenomena"]
+    files = [str(out / f["file"]) for f in manifest["files"]]
+    # what the WARC level sees
+    fetches: dict = {}
+    wc = Counts()
+    for f in files:
+        for p in warcmod.read_file(lambda f=f: open(f, "rb"), f, IngestConfig(), wc):
+            fetches.setdefault(p.url, []).append(p.fetched_at)
+    assert wc["http_status_3xx"] == ph.get("redirect", 0) >= 1
+    assert wc["not_html"] == ph.get("non_html", 0) >= 1
+    assert wc["truncated_record"] >= 1 and manifest["truncated"]["url"] not in fetches
+    assert not any(u.startswith("<") for u in fetches)
+
+    cfg = Config()
+    res = run_ingest(spark, [str(out / "warc")], RunFolder(str(tmp_path / "run")), cfg, log=lambda s: None)
+    c = res.counts
+    rows = [r.asDict() for r in read_table(spark, res.path, schemas.PAGES).collect()]
+    urls = [r["url"] for r in rows]
+    assert len(urls) == len(set(urls)) and set(urls) <= labels
+    assert not any("\ufffd" in r["text"] for r in rows)          # GBK / windows-1252 pages decoded
+    # recrawls: one row, the latest fetch
+    for u, dates in fetches.items():
+        if len(dates) > 1 and u in urls:
+            assert next(r for r in rows if r["url"] == u)["fetched_at"] == max(dates)
+    assert c["url_duplicates"] >= ph.get("recrawl", 0) >= 1
+    assert c["exact_duplicates"] >= ph.get("exact_dup", 0) >= 1
+    assert c["near_duplicates"] >= 1 and ph.get("near_dup", 0) >= 1
+    # maths markup is recorded
+    assert any(r["has_math_markup"] for r in rows)
+    assert any(r["lang"] == "zh" for r in rows) == (ph.get("zh_math", 0) + ph.get("zh_non_math", 0) > 0)
+
+
+# ---------------------------------------------------------------- command line
+def test_cli_dry_run_and_bad_input(shared_data, tmp_path, capsys):
+    from corpus_pipeline.cli import main
+
+    rc = main(["ingest", "--input", str(shared_data / "warc/dolma/*.warc.gz"), "--run", str(tmp_path / "r"),
+               "--dry-run"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "-> 4 WARC file(s)" in out
+    assert not (tmp_path / "r").exists()
+    rc = main(["ingest", "--input", str(tmp_path / "none-*.warc.gz"), "--run", str(tmp_path / "r")])
+    assert rc == 2 and "matches no WARC" in capsys.readouterr().err

@@ -21,6 +21,8 @@ Only aggregates (counts by reason) reach the driver.
 """
 from __future__ import annotations
 
+import time
+
 from .. import fs as fsmod
 from .. import schemas
 from ..config import Config
@@ -44,8 +46,10 @@ def _task(cfg: Config):
         for group in groups:
             for ref in group:
                 counts = Counts(STAGE, ref)
+                c0 = time.process_time()
                 for row in process_source(ref, cfg, counts):
                     yield ("page",) + schemas.row(schemas.EXTRACTED, row) + (None, None, None, None)
+                counts.add("cpu_ms", int(1000 * (time.process_time() - c0)))
                 for c_stage, reason, source, n in counts.rows():
                     yield ("count",) + (None,) * _N_EXTRACTED + (c_stage, reason, source, n)
     return run
