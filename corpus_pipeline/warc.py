@@ -5,18 +5,22 @@ gzip or plain) and yields :class:`WarcPage` for every ``response`` record
 with a kept HTTP status and an HTML content type, decoded to ``str``.  Every
 other record is counted under a named reason in a :class:`~counters.Counts`:
 
-=====================  =====================================================
-``non_response``       warcinfo, request, metadata, revisit, resource, ...
-``no_http_headers``    a response record without an HTTP header block
-``http_status_3xx``    (and ``_4xx``, ``_5xx``, ``_1xx``, ``_2xx`` for a 2xx not kept)
-``not_html``           Content-Type not in ``html_content_types``
-``page_too_large``     payload above ``max_page_bytes``
-``truncated_record``   the stream ended inside the record (file cut short)
-``invalid_target_uri`` a response whose WARC-Target-URI is not a URL (junk parsed as ARC)
-``decode_failed``      content-encoding or charset could not be decoded
-``corrupt_gzip``       a gzip member is damaged: reading stops there
-``corrupt_record``     an unparsable record header: reading stops there
-=====================  =====================================================
+======================  =====================================================
+``non_response``        warcinfo, request, metadata, revisit, resource, ...
+``no_http_headers``     a response record without an HTTP header block
+``http_status_3xx``     (and ``_4xx``, ``_5xx``, ``_1xx``, ``_2xx`` for a 2xx not kept)
+``not_html``            Content-Type not in ``html_content_types``
+``page_too_large``      payload above ``max_page_bytes``
+``truncated_record``    the stream ended inside the record (file cut short)
+``invalid_target_uri``  a response whose WARC-Target-URI is not a URL (junk parsed as ARC)
+``decode_failed``       content-encoding or charset could not be decoded
+``corrupt_gzip``        a gzip member is damaged: reading stops there
+``corrupt_record``      an unparsable record header: reading stops there
+======================  =====================================================
+
+File-level reasons: ``non_chunked_gzip_file`` (one gzip stream for the whole
+file: read through a gzip decoder, offsets not addressable), ``file_not_found``,
+``file_failed`` (still failing after ``file_attempts``), see :func:`read_file`.
 
 Damage never raises: every good record before it has been yielded, the
 damage is counted and iteration ends.  Exceptions that ``transient(exc)``
