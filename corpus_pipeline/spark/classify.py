@@ -77,13 +77,16 @@ def train_iteration(spark, pages_df, seed_df, model_dir: str, cfg: ClassifierCon
 
 
 # ---------------------------------------------------------------- scoring
-def _ship_model(spark, model_dir: str) -> tuple[str, str]:
+def _ship_model(spark, model_dir: str, via_spark_files: Optional[bool] = None) -> tuple[str, str]:
     """('path', p): executors open the local path p directly (local master, local model);
     ('spark_file', name): the model was registered with SparkContext.addFile under a
-    unique name and executors fetch it with SparkFiles.get(name)."""
+    unique name and executors fetch it with SparkFiles.get(name) (any other case, or
+    ``via_spark_files=True``)."""
     sc = spark.sparkContext
     uri = fsmod.join(model_dir, C.MODEL_FILE)
-    if fsmod.is_local(model_dir) and sc.master.startswith("local"):
+    if via_spark_files is None:
+        via_spark_files = not (fsmod.is_local(model_dir) and sc.master.startswith("local"))
+    if not via_spark_files:
         return "path", os.path.abspath(fsmod.local_path(uri))
     local = fsmod.local_copy(uri, spark) if not fsmod.is_local(uri) else os.path.abspath(fsmod.local_path(uri))
     # a unique file name: Spark refuses a second file of the same name from another path,
@@ -93,7 +96,7 @@ def _ship_model(spark, model_dir: str) -> tuple[str, str]:
     os.makedirs(d, exist_ok=True)
     link = os.path.join(d, name)
     try:
-        os.symlink(local, link)
+        os.link(local, link)                 # no copy of a 200 MB file when on the same filesystem
     except OSError:
         import shutil
 
@@ -132,9 +135,14 @@ def _score_partition(ship: tuple[str, str], cfg: ClassifierConfig):
     return run
 
 
-def score_pages(spark, pages_df, model_dir: str, cfg: ClassifierConfig):
-    """Every page's P(math) with ``model_dir/model.bin``: a DataFrame in ``schemas.SCORES``."""
-    ship = _ship_model(spark, model_dir)
+def score_pages(spark, pages_df, model_dir: str, cfg: ClassifierConfig, *,
+                via_spark_files: Optional[bool] = None):
+    """Every page's P(math) with ``model_dir/model.bin``: a DataFrame in ``schemas.SCORES``.
+
+    The model reaches the executors as a local path (local master and local model folder)
+    or through ``SparkContext.addFile`` (otherwise, or ``via_spark_files=True``); each
+    executor Python process loads it once (:func:`corpus_pipeline.classify.load_model`)."""
+    ship = _ship_model(spark, model_dir, via_spark_files)
     rdd = pages_df.select("page_id", "text").rdd.map(tuple).mapPartitions(_score_partition(ship, cfg))
     return rdd_to_df(spark, rdd, schemas.SCORES)
 

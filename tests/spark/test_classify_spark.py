@@ -1,0 +1,140 @@
+"""Spark layer of the classifier: training from pages + seed, scoring equal to local
+scoring row for row, exact selection by threshold and by token budget."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from corpus_pipeline import classify as C
+from corpus_pipeline import schemas
+from corpus_pipeline.config import ClassifierConfig, SelectConfig
+from corpus_pipeline.text import count_tokens
+
+pytestmark = pytest.mark.spark
+
+# dim/bucket small: these tests are about the Spark layer, not the model's quality
+CFG = ClassifierConfig(dim=32, bucket=20000, score_batch_size=7)
+
+
+@pytest.fixture(scope="module")
+def data(shared_data, spark):
+    from corpus_pipeline.seeds import render_markup
+    from corpus_pipeline.spark.io import rows_to_df
+
+    src = shared_data / "text" / "seed_sources"
+    math = [json.loads(line) for line in open(src / "math_docs.jsonl", encoding="utf-8")]
+    non = [json.loads(line) for line in open(src / "nonmath_docs.jsonl", encoding="utf-8")]
+    math_texts = [render_markup(r["text"], r["format"])[:2500] for r in math[::4]]     # 127
+    non_texts = [render_markup(r["text"], r["format"])[:2500] for r in non]             # 198
+    page_texts = math_texts[:60] + non_texts + [None, ""]
+    pages = []
+    for i, t in enumerate(page_texts):
+        pages.append(schemas.row(schemas.PAGES, {"page_id": f"p{i:04d}", "url": f"https://h{i % 9}.example/{i}",
+                                                 "host": f"h{i % 9}.example", "text": t,
+                                                 "n_tokens": count_tokens(t or "")}))
+    seed = [schemas.row(schemas.SEED, {"seed_id": f"s-doc-{i:03d}", "page_id": None, "source": "seed",
+                                       "added_in": 1, "text": t}) for i, t in enumerate(math_texts[60:])]
+    seed += [schemas.row(schemas.SEED, {"seed_id": f"s-page-{i:03d}", "page_id": f"p{i:04d}",
+                                        "source": "path:h.example/x", "added_in": 2, "text": None})
+             for i in range(0, 60, 3)]
+    pages_df = rows_to_df(spark, pages, schemas.PAGES, num_slices=3)
+    seed_df = rows_to_df(spark, seed, schemas.SEED, num_slices=2)
+    return {"pages_df": pages_df, "seed_df": seed_df, "pages": pages, "seed": seed}
+
+
+def test_training_texts_positives_and_deterministic_negatives(spark, data):
+    from corpus_pipeline.spark.classify import training_texts
+
+    pos, neg = training_texts(spark, data["pages_df"], data["seed_df"], CFG, 5)
+    n_seed = len(data["seed"])
+    assert len(pos) == n_seed == len(neg)
+    by_id = {r[0]: r[5] for r in data["pages"]}
+    seed_pages = {r[1] for r in data["seed"] if r[1]}
+    assert {by_id[p] for p in seed_pages} <= set(pos)                  # page seeds got their page's text
+    assert not set(neg) & {by_id[p] for p in seed_pages}               # negatives are never seeds
+    assert all(t and t.strip() for t in neg)
+    # same sample whatever the partitioning; another seed gives another sample
+    pos2, neg2 = training_texts(spark, data["pages_df"].repartition(5), data["seed_df"].repartition(3), CFG, 5)
+    assert (pos2, neg2) == (pos, neg)
+    _, neg3 = training_texts(spark, data["pages_df"], data["seed_df"], CFG, 6)
+    assert set(neg3) != set(neg)
+
+
+@pytest.fixture(scope="module")
+def model_dir(spark, data, tmp_path_factory):
+    from corpus_pipeline.spark.classify import train_iteration
+
+    d = str(tmp_path_factory.mktemp("iter") / "model")
+    m = train_iteration(spark, data["pages_df"], data["seed_df"], d, CFG, 11)
+    assert m["seed_positives"] == len(data["seed"]) and m["sampled_negatives"] == len(data["seed"])
+    return d
+
+
+def test_train_iteration_writes_model_and_metrics(model_dir):
+    from pathlib import Path
+
+    m = json.loads((Path(model_dir) / "metrics.json").read_text())
+    assert (Path(model_dir) / "model.bin").stat().st_size == m["model_bytes"] > 0
+    for k in ("precision", "recall", "f1", "pr_curve", "holdout_positives", "train_seconds"):
+        assert k in m
+    assert m["precision"] is None or 0 <= m["precision"] <= 1
+
+
+@pytest.mark.parametrize("via_files", [False, True])
+def test_spark_scores_equal_local_scores(spark, data, model_dir, via_files):
+    from corpus_pipeline.spark.classify import score_pages
+
+    df = score_pages(spark, data["pages_df"].repartition(4), model_dir, CFG, via_spark_files=via_files)
+    assert df.schema.simpleString() == "struct<page_id:string,score:double>"
+    got = {r["page_id"]: r["score"] for r in df.collect()}
+    model = C.load_model(model_dir + "/model.bin")
+    want = dict(zip([r[0] for r in data["pages"]], C.predict_proba(model, [r[5] for r in data["pages"]], CFG)))
+    assert got == want                                                  # exact, row for row
+    assert len(set(want.values())) > 20
+
+
+def _reference(scores: dict, tokens: dict, budget: int) -> set:
+    out, acc = set(), 0
+    for pid in sorted(scores, key=lambda p: (-scores[p], p)):
+        acc += tokens.get(pid) or 0
+        if acc > budget:
+            break
+        out.add(pid)
+    return out
+
+
+def test_select_pages_threshold_and_exact_budgets(spark):
+    from corpus_pipeline.spark.classify import select_pages
+    from corpus_pipeline.spark.io import rows_to_df
+
+    rng = random.Random(3)
+    ids = [f"q{i:05d}" for i in range(1500)]
+    # many exact ties, near-ties inside one budget bucket, 0.0, 1.0 and rounding-edge values
+    values = [0.0, 1.0, 0.5, 0.25, 0.9999999, 1 - 2 ** -17, 0.7] + [rng.random() for _ in range(40)]
+    scores = {p: (rng.choice(values) if rng.random() < 0.6 else rng.random()) for p in ids}
+    tokens = {p: (None if rng.random() < 0.02 else rng.choice([0, 1, 5, 50, 300, 1200])) for p in ids}
+    scores_df = rows_to_df(spark, [(p, s) for p, s in scores.items()], schemas.SCORES, num_slices=4)
+    pages_df = rows_to_df(spark, [schemas.row(schemas.PAGES, {"page_id": p, "n_tokens": tokens[p]}) for p in ids],
+                          schemas.PAGES, num_slices=3)
+    total = sum(t or 0 for t in tokens.values())
+
+    def run(cfg):
+        df = select_pages(spark, scores_df, pages_df, cfg)
+        assert df.columns == schemas.columns(schemas.COLLECTED)
+        rows = df.collect()
+        assert all(r["score"] == scores[r["page_id"]] and r["n_tokens"] == (tokens[r["page_id"]] or 0) for r in rows)
+        return {r["page_id"] for r in rows}
+
+    assert run(SelectConfig(mode="threshold", threshold=0.5)) == {p for p, s in scores.items() if s >= 0.5}
+    order = sorted(ids, key=lambda p: (-scores[p], p))
+    exact = sum(tokens[p] or 0 for p in order[:377])                    # a budget met exactly
+    for budget in (1, exact, total // 3, total * 2):
+        got = run(SelectConfig(mode="tokens", token_budget=budget))
+        assert got == _reference(scores, tokens, budget), budget
+        assert sum(tokens[p] or 0 for p in got) <= budget
+        if budget == exact:
+            assert got >= set(order[:377])
+    got = run(SelectConfig(mode="fraction", token_fraction=0.5))
+    assert got == _reference(scores, tokens, int(0.5 * total))
