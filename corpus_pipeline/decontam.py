@@ -64,7 +64,7 @@ _S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 
 _is_nfkc = unicodedata.is_normalized
 _TOKEN_HASH: dict = {}
-_TOKEN_HASH_MAX = 2_000_000
+_TOKEN_HASH_MAX = 300_000   # about 50 MB per Python worker
 
 
 def _fold(tok: str) -> tuple | list:
@@ -471,6 +471,7 @@ def build_index(benchmarks: Benchmarks, cfg) -> GramIndex:
             si = np.array(short_i[L], dtype=np.int32)
             sb = item_bench[si]
             short[L] = _dedup_sorted(sh, si, sb)
+    _TOKEN_HASH.clear()  # the driver keeps only the index
     bits, log2 = _bitset(h)
     all_short = np.concatenate([v[0] for v in short.values()]) if short else np.empty(0, dtype=np.uint64)
     sbits, slog2 = _bitset(all_short)
