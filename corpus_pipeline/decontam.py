@@ -178,6 +178,11 @@ AGIEVAL_TASKS = (
     "jec-qa-ca", "jec-qa-kd", "logiqa-en", "logiqa-zh", "lsat-ar", "lsat-lr", "lsat-rc", "math",
     "sat-en", "sat-en-without-passage", "sat-math",
 )
+# The AGIEval tasks DeepSeekMath evaluates on (maths); the others (law, logic, languages, sciences) are
+# recognised but used only when named exactly in cfg.benchmarks: their generic short questions
+# ("下列说法正确的是", "The main purpose of the passage is to") would remove pages that have nothing
+# to do with a maths benchmark.
+AGIEVAL_MATH_TASKS = ("aqua-rat", "gaokao-mathcloze", "gaokao-mathqa", "math", "sat-math")
 EXTRA_NAMES = (
     "aime24", "amc23", "aqua", "asdiv", "carp_en", "cmath_dev600", "cn_middle_school", "college_math",
     "gaokao2023en", "gaokao2024_I", "gaokao2024_II", "gaokao2024_mix", "mawps", "mawps_addsub",
@@ -219,13 +224,22 @@ class BenchmarkFile:
     format: str
     items: int = 0
 
+    @property
+    def folder(self) -> str:
+        return self.path.split("/", 1)[0]
+
+    @property
+    def default(self) -> bool:
+        """Used when cfg.benchmarks is empty (and selected by family/folder names)."""
+        return not self.benchmark.startswith("agieval/") or self.benchmark[len("agieval/"):] in AGIEVAL_MATH_TASKS
+
 
 @dataclass
 class Benchmarks:
     items: list = field(default_factory=list)      # BenchmarkItem
     files: list = field(default_factory=list)      # BenchmarkFile, loaded
     skipped: list = field(default_factory=list)    # relative paths of files not known (listed, not loaded)
-    unselected: list = field(default_factory=list)  # known files left out by cfg.benchmarks
+    unselected: list = field(default_factory=list)  # known files not used (non-maths AGIEval tasks, cfg.benchmarks)
 
     def names(self) -> list[str]:
         return sorted({f.benchmark for f in self.files})
@@ -248,6 +262,16 @@ def selected(benchmark: str, folder: str, wanted: list) -> bool:
     or the folder its file is in ('extra')."""
     family = benchmark.split("/", 1)[0]
     return any(w in (benchmark, family, folder) for w in wanted)
+
+
+def use_file(bf: "BenchmarkFile", wanted: list) -> bool:
+    """Is this known file used?  Default files unless cfg.benchmarks names others; a non-default
+    file (a non-maths AGIEval task) only when named exactly."""
+    if not wanted:
+        return bf.default
+    if bf.benchmark in wanted:
+        return True
+    return bf.default and selected(bf.benchmark, bf.folder, wanted)
 
 
 def _get(rec, dotted: str):
@@ -372,11 +396,10 @@ def load_benchmarks(bench_dir: str | Path, cfg=None) -> Benchmarks:
     out = Benchmarks(skipped=unknown)
     matched_wanted: set = set()
     for bf in known:
-        folder = bf.path.split("/", 1)[0]
-        if wanted and not selected(bf.benchmark, folder, wanted):
+        if not use_file(bf, wanted):
             out.unselected.append(bf.path)
             continue
-        matched_wanted.update(w for w in wanted if selected(bf.benchmark, folder, [w]))
+        matched_wanted.update(w for w in wanted if use_file(bf, [w]))
         items = read_benchmark_file(Path(bench_dir, bf.path), bf.benchmark, bf.format)
         bf.items = len(items)
         out.items.extend(items)

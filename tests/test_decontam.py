@@ -275,6 +275,11 @@ def test_every_file_of_the_shared_benchmarks_loads(shared_data):
                      "ocw", "sat", "minif2f", "aime24", "svamp", "asdiv", "mawps", "carp_en", "olympiadbench",
                      "cmath_dev600", "college_math"]:
         assert expected in names, expected
+    # non-maths AGIEval tasks are recognised but used only when named exactly
+    assert "agieval/logiqa-en" not in names and "agieval/jec-qa-kd" not in names
+    assert "agieval/logiqa-en.jsonl" in bm.unselected
+    assert D.load_benchmarks(root, DecontamConfig(benchmarks=["agieval/logiqa-en"])).names() == ["agieval/logiqa-en"]
+    assert "agieval/logiqa-en" not in D.load_benchmarks(root, DecontamConfig(benchmarks=["agieval"])).names()
     n_lines = sum(1 for f in bm.files for _ in _records(root / f.path))
     assert len(bm.items) == n_lines
     assert all(it.question.strip() for it in bm.items)

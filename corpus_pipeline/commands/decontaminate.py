@@ -19,7 +19,7 @@ def add_arguments(p) -> None:
 
 
 def plan(args, cfg) -> list[str]:
-    from ..decontam import scan_dir, selected
+    from ..decontam import scan_dir, use_file
 
     lines = [f"read {args.input}"]
     try:
@@ -29,8 +29,10 @@ def plan(args, cfg) -> list[str]:
         lines.append(f"benchmarks: {e}")
     wanted = cfg.decontam.benchmarks
     for f in known:
-        use = not wanted or selected(f.benchmark, f.path.split("/", 1)[0], wanted)
-        lines.append(f"benchmark {f.benchmark}: {f.path}" + ("" if use else " (not selected)"))
+        use = use_file(f, wanted)
+        why = "" if use else (" (not a maths task: used only when named in decontam.benchmarks)"
+                              if not f.default else " (not selected)")
+        lines.append(f"benchmark {f.benchmark}: {f.path}" + why)
     for u in unknown:
         lines.append(f"skip unknown file {u}")
     lines.append(f"{cfg.decontam.ngram}-gram overlap removes lines; short questions of "

@@ -28,14 +28,14 @@ _HARNESS_EXTRA = (
 
 def sources() -> list[tuple[str, str, str]]:
     """(benchmark group, URL, destination relative to the output folder), in download order."""
-    from ..decontam import AGIEVAL_TASKS
+    from ..decontam import AGIEVAL_MATH_TASKS
 
     out = [
         ("gsm8k", _GSM8K, "gsm8k/test.jsonl"),
         ("math", _HARNESS + "math/test.jsonl", "math/test.jsonl"),
         ("cmath", _DS + "cmath/test.jsonl", "cmath/test.jsonl"),
     ]
-    out += [("agieval", f"{_AGIEVAL}{t}.jsonl", f"agieval/{t}.jsonl") for t in AGIEVAL_TASKS]
+    out += [("agieval", f"{_AGIEVAL}{t}.jsonl", f"agieval/{t}.jsonl") for t in AGIEVAL_MATH_TASKS]
     out += [
         ("mgsm", _DS + "mgsm_zh/mgsm_zh.jsonl", "mgsm/mgsm_zh.jsonl"),
         ("mmlu_stem", _DS + "mmlu_stem/test.jsonl", "mmlu_stem/test.jsonl"),
