@@ -128,6 +128,7 @@ class DecontamConfig:
     benchmarks: list = field(default_factory=list)      # empty: every known benchmark found
     exclude_short: list = field(default_factory=list)   # benchmarks left out of the short exact rule
     min_chars_after: int = 100             # pages shorter than this after cleaning are dropped
+    short_include_options: bool = False    # short rule matches a multiple-choice stem only together with its options
 
 
 @dataclass
@@ -257,6 +258,7 @@ def _check_ranges(cfg: Config) -> None:
     need(cfg.decontam.ngram >= 2, "decontam.ngram", "must be >= 2")
     need(1 <= cfg.decontam.short_min_grams < cfg.decontam.ngram, "decontam.short_min_grams",
          "must be >= 1 and below decontam.ngram")
+    need(cfg.decontam.min_chars_after >= 0, "decontam.min_chars_after", "must be >= 0")
 
 
 def parse_override(text: str) -> tuple[str, str, Any]:

@@ -215,6 +215,7 @@ class BenchmarkItem:
     item_id: str
     question: str                 # the question/problem (with its passage/body when the format has one)
     texts: list                   # every indexed text: question, options, solutions ...
+    options: str = ""             # the options of a multiple-choice item, one per line
 
 
 @dataclass
@@ -315,8 +316,9 @@ def parse_record(rec, fmt: Format, benchmark: str, line_no: int) -> BenchmarkIte
         question = "\n".join(ctx + [question])
     texts = [question]
     opts = [s for f in fmt.options for s in _strings(_get(rec, f))]
+    options = "\n".join(opts)
     if opts:
-        texts.append("\n".join(opts))
+        texts.append(options)
     sols = [s for f in fmt.solutions for s in _strings(_get(rec, f))]
     if not sols:
         sols = [s for f in fmt.solutions_fallback for s in _strings(_get(rec, f))]
@@ -334,7 +336,7 @@ def parse_record(rec, fmt: Format, benchmark: str, line_no: int) -> BenchmarkIte
             break
     if item_id is None:
         item_id = f"L{line_no}"
-    return BenchmarkItem(benchmark=benchmark, item_id=item_id, question=question, texts=texts)
+    return BenchmarkItem(benchmark=benchmark, item_id=item_id, question=question, texts=texts, options=options)
 
 
 def read_benchmark_file(path: str | Path, benchmark: str, fmt_name: str) -> list[BenchmarkItem]:
@@ -459,6 +461,7 @@ def build_index(benchmarks: Benchmarks, cfg) -> GramIndex:
     n = int(cfg.ngram)
     lo = int(cfg.short_min_grams)
     exclude = list(cfg.exclude_short or [])
+    with_options = bool(getattr(cfg, "short_include_options", False))
     names = benchmarks.names()
     bnum = {b: i for i, b in enumerate(names)}
     folder_of = {f.benchmark: f.path.split("/", 1)[0] for f in benchmarks.files}
@@ -472,7 +475,8 @@ def build_index(benchmarks: Benchmarks, cfg) -> GramIndex:
         b = bnum[it.benchmark]
         item_bench[k] = b
         item_ids.append(it.item_id)
-        for t in it.texts:
+        texts = it.texts + ([it.question + "\n" + it.options] if with_options and it.options else [])
+        for t in texts:
             th = token_hashes(tokens(t))
             if len(th) >= n:
                 g = np.unique(gram_hashes(th, [n])[n])
@@ -480,7 +484,7 @@ def build_index(benchmarks: Benchmarks, cfg) -> GramIndex:
                 its.append(np.full(len(g), k, dtype=np.int32))
                 bs.append(np.full(len(g), b, dtype=np.int16))
         if short_ok[it.benchmark]:
-            qt = tokens(it.question)
+            qt = tokens(it.question + ("\n" + it.options if with_options and it.options else ""))
             if lo <= len(qt) < n:
                 g = gram_hashes(token_hashes(qt), [len(qt)])[len(qt)]
                 short_h[len(qt)].append(int(g[0]))

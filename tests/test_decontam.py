@@ -401,6 +401,10 @@ def test_short_question_removes_the_page_unless_excluded(hosts, loaded, index, c
     # a question that is only a prefix of the page's words is still a match; a page missing a word is not
     page3, _ = _plant(hosts[9], [" ".join(split[:-1])])
     assert not D.decontaminate_text(page3["text"], index, cfg).removed
+    # with its options: the bare stem is not a match any more
+    cfg_opt = DecontamConfig(short_include_options=True)
+    idx_opt = D.build_index(loaded, cfg_opt)
+    assert not D.decontaminate_text(page["text"], idx_opt, cfg_opt).removed
     # left out of the short rule: nothing happens (the question is under 10 grams)
     cfg_ex = DecontamConfig(exclude_short=["mmlu_stem"])
     idx_ex = D.build_index(loaded, cfg_ex)
