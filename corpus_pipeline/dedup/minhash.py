@@ -237,8 +237,9 @@ def doc_band_rows(docs: Iterable[tuple[str, Optional[str]]], bands: int, rows: i
 
 
 def doc_shingle_rows(docs: Iterable[tuple[str, Optional[str]]], shingle_size: int
-                     ) -> Iterator[tuple[str, list[int]]]:
-    """(page_id, shingle ids as signed int64 list) for exact Jaccard in Spark SQL."""
+                     ) -> Iterator[tuple[str, int, list[int]]]:
+    """(page_id, text length in characters, shingle ids as signed int64 list), for
+    exact Jaccard in Spark SQL and the survivor rule."""
     for page_id, text in docs:
         ids = shingle_ids(text, shingle_size)
-        yield page_id, ids.view(np.int64).tolist()
+        yield page_id, len(text or ""), ids.view(np.int64).tolist()

@@ -49,13 +49,12 @@ def _small_star(e: DataFrame) -> DataFrame:
 
 
 def _converged(e: DataFrame) -> bool:
-    """True when e (src > dst) is a forest of stars rooted at the smallest node."""
-    multi = e.groupBy("src").count().where(F.col("count") > 1).limit(1).count()
-    if multi:
-        return False
-    roots = e.select(F.col("dst").alias("n")).distinct()
-    nonroot_dst = roots.join(e.select(F.col("src").alias("n")).hint("shuffle_hash"), "n").limit(1).count()
-    return nonroot_dst == 0
+    """True when e (src > dst) is a forest of stars rooted at the smallest node: no node
+    has two outgoing edges and no edge points at a node that has one (one job)."""
+    outdeg = e.groupBy(F.col("src").alias("n")).agg(F.count(F.lit(1)).alias("d"))
+    multi = outdeg.where(F.col("d") > 1).select("n")
+    chained = e.select(F.col("dst").alias("n")).join(outdeg.select("n").hint("shuffle_hash"), "n", "left_semi")
+    return multi.unionByName(chained).limit(1).count() == 0
 
 
 def materialize(df: DataFrame, reliable: bool) -> DataFrame:
@@ -80,8 +79,7 @@ def connected_components(edges: DataFrame, checkpoint_dir: Optional[str] = None,
     spark = edges.sparkSession
     if checkpoint_dir:
         spark.sparkContext.setCheckpointDir(checkpoint_dir)
-    e = _norm(edges)
-    e = materialize(e, bool(checkpoint_dir))
+    e = _norm(edges).persist()
     rounds = 0
     while not _converged(e):
         if rounds >= max_iterations:
@@ -89,8 +87,9 @@ def connected_components(edges: DataFrame, checkpoint_dir: Optional[str] = None,
                 f"connected components did not converge in {max_iterations} rounds "
                 "(raise dedup.max_iterations_cc)")
         rounds += 1
-        e = _small_star(_large_star(e))
-        e = materialize(e, bool(checkpoint_dir))
+        prev = e
+        e = materialize(_small_star(_large_star(e)), bool(checkpoint_dir))
+        prev.unpersist()
     members = e.select(F.col("src").alias("node"), F.col("dst").alias("component"))
     roots = e.select(F.col("dst").alias("node"), F.col("dst").alias("component")).distinct()
     return members.unionByName(roots), rounds

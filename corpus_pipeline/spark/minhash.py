@@ -44,7 +44,7 @@ from .components import materialize, connected_components
 from .io import rdd_to_df
 
 BANDS_DDL = "page_id STRING, band INT, bkey BIGINT"
-SHINGLES_DDL = "page_id STRING, sh ARRAY<BIGINT>"
+SHINGLES_DDL = "page_id STRING, n_chars INT, sh ARRAY<BIGINT>"
 
 
 @dataclass
@@ -140,7 +140,8 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
     lap("components")
 
     # 5. survivor: longest text, then smallest page_id
-    lens = docs.select("page_id", F.length(F.coalesce("text", F.lit(""))).alias("n_chars"))
+    # (every component member is a candidate page, so its length is in sh)
+    lens = sh.select("page_id", "n_chars")
     members = comps.join(lens.hint("shuffle_hash"), comps.node == lens.page_id).select(
         F.col("node").alias("page_id"), "component", "n_chars")
     surv = (members.groupBy("component")
@@ -161,7 +162,7 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
     for df in (cand, sh, edges):
         df.unpersist()
     n_removed = dups.count()
-    clusters = surv.count()
+    clusters = dups.select("kept_page_id").distinct().count()   # every cluster has a removed page
     lap("survivors")
 
     kept = pages_df.join(dups.select("page_id").hint("shuffle_hash"), "page_id", "left_anti") \

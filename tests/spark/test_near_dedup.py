@@ -307,3 +307,38 @@ def test_50k_pages_with_tiny_max_result_size():
     assert out["kept"] == out["n"] - c["removed"]
     # every generated copy with <= 4% edits is found (rates are <= 8%: most of them)
     assert 0.7 * out["expected_copies"] <= c["removed"] <= 1.05 * out["expected_copies"], out
+
+
+def test_connected_components_against_union_find(spark, tmp_path):
+    """Long paths and a cycle need several large-star/small-star rounds; result = union-find."""
+    from corpus_pipeline.spark.components import connected_components
+
+    rng = random.Random(2)
+    nodes = [f"n{rng.randrange(10**6):06d}" for _ in range(400)]
+    nodes = sorted(set(nodes), key=lambda _: rng.random())
+    edges = [(nodes[i], nodes[i + 1]) for i in range(0, 60)]                       # a path of 61 nodes
+    edges += [(nodes[i], nodes[i + 1]) for i in range(70, 90)] + [(nodes[90], nodes[70])]  # a cycle
+    edges += [(nodes[i], nodes[rng.randrange(100, 200)]) for i in range(100, 200)]  # random forest-ish
+    edges += [(nodes[0], nodes[0])]                                                 # a self loop
+    parent = {n: n for e in edges for n in e}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+    for a, b in edges:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    groups = defaultdict(set)
+    for n in parent:
+        groups[find(n)].add(n)
+    expect = {n: min(g) for g in groups.values() for n in g}
+
+    df = spark.createDataFrame(edges, "src STRING, dst STRING").repartition(3)
+    comps, rounds = connected_components(df, str(tmp_path / "cc"), max_iterations=30)
+    got = {r["node"]: r["component"] for r in comps.collect()}
+    assert got == expect and rounds >= 2
+    with pytest.raises(RuntimeError):
+        connected_components(df, None, max_iterations=1)
