@@ -141,3 +141,24 @@ def test_submit_whole_loop_matches_local(cluster, dist, spark, tmp_path):
     assert local_corpus, "the local run collected nothing: the comparison would be empty"
     assert cluster_corpus == local_corpus
     assert Path(cluster_run, "report", "summary.json").is_file()
+
+
+def test_zip_is_importable_and_ships_the_seed(dist, tmp_path):
+    """What executors and the driver get from --py-files: the package and seeds/, usable from the zip."""
+    import zipfile
+
+    from corpus_pipeline import packaging
+
+    z, _ = packaging.ensure_zip(dist)
+    names = zipfile.ZipFile(z).namelist()
+    assert "corpus_pipeline/cli.py" in names and "seeds/starter_seed.jsonl.gz" in names
+    assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import corpus_pipeline, corpus_pipeline.packaging as p; "
+            "print(corpus_pipeline.__file__); print(p.project_file('seeds/starter_seed.jsonl.gz'))")
+    r = subprocess.run([sys.executable, "-c", code, z], capture_output=True, text=True, cwd=tmp_path,
+                       env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert r.returncode == 0, r.stderr
+    module_file, seed = r.stdout.split()
+    assert module_file.startswith(z)                      # imported from the zip, not the checkout
+    shipped = Path(packaging.project_root(), "seeds", "starter_seed.jsonl.gz").read_bytes()
+    assert Path(seed).read_bytes() == shipped
