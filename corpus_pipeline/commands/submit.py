@@ -158,15 +158,18 @@ def run(args, cfg) -> int:
 
     env = submit_env()
     cmd = build_command(args, env)
+    if args.env_archive and not os.path.exists(args.env_archive):
+        raise UsageError(f"--env-archive {args.env_archive}: no such file "
+                         "(build it with: python -m corpus_pipeline.packaging --pack-env)")
+    if cfg is not None and cfg.spark.master:
+        print(f"[submit] warning: spark.master = {cfg.spark.master!r} in the configuration overrides "
+              f"--master {args.master} inside the job", file=sys.stderr)
     dist = os.path.abspath(args.dist)
     if args.py_files:
         packaging.write_driver(dist)
     else:
         path, rebuilt = packaging.ensure_zip(dist)
         print(f"[submit] package {path} {'built' if rebuilt else 'reused'}", file=sys.stderr, flush=True)
-    if args.env_archive and not os.path.exists(args.env_archive):
-        raise UsageError(f"--env-archive {args.env_archive}: no such file "
-                         "(build it with: python -m corpus_pipeline.packaging --pack-env)")
     print(f"[submit] {_shown(cmd, env)}", file=sys.stderr, flush=True)
     t0 = time.monotonic()
     rc = subprocess.run(cmd, env=env).returncode
