@@ -23,7 +23,6 @@ import re
 import tempfile
 import time
 import unicodedata
-from itertools import islice
 from typing import Iterable, Optional, Sequence
 
 from .config import ClassifierConfig
@@ -42,13 +41,14 @@ NAN_ATTEMPTS = 8          # training attempts when fastText reports a spurious N
 _SM = "".join(chr(c) for c in range(0x2000, 0x2c00) if unicodedata.category(chr(c)) == "Sm")
 _SM += "".join(ch for ch in "¬±×÷϶∂∇∞" if ch not in _SM)
 _OPS = re.escape("=+-*/^_<>()[]{}$%!&~'") + re.escape(_SM)
+# The branches start with disjoint characters, so their order only affects speed (words first).
 _TOKEN = re.compile(
-    r"\\[a-z]+"                      # TeX control word: \frac, \sum, \mathbb
-    r"|\\[^a-z\s]"                   # TeX control symbol: \{ \, \\
-    f"|[{CJK_RANGES}]"               # one token per CJK character
-    r"|\d+(?:\.\d+)?"                # numbers (decimals kept whole)
-    f"|[^\\W\\d_{CJK_RANGES}]+"      # words (any script)
+    f"[^\\W\\d_{CJK_RANGES}]+"      # words (any script)
     f"|[{_OPS}]"                     # operators and maths symbols, one each
+    r"|\d+(?:\.\d+)?"                # numbers (decimals kept whole)
+    f"|[{CJK_RANGES}]"               # one token per CJK character
+    r"|\\[a-z]+"                      # TeX control word: \frac, \sum, \mathbb
+    r"|\\[^a-z\s]"                   # TeX control symbol: \{ \, \\
 )
 _CHARS_PER_TOKEN_CAP = 12             # raw text is cut to max_words * this before tokenizing
 
@@ -60,8 +60,7 @@ def tokens(text: str, max_words: int) -> list[str]:
     t = text[: max_words * _CHARS_PER_TOKEN_CAP]
     if not unicodedata.is_normalized("NFKC", t):
         t = unicodedata.normalize("NFKC", t)
-    t = t.lower()
-    return [m.group(0) for m in islice(_TOKEN.finditer(t), max_words)]
+    return _TOKEN.findall(t.lower())[:max_words]
 
 
 def prepare(text: Optional[str], max_words: int = 2000) -> str:

@@ -43,8 +43,8 @@ def training_texts(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed:
     pos_rows = (seeds.join(pages, on="page_id", how="left")
                 .select("seed_id", F.coalesce(F.col("text"), F.col("page_text")).alias("t"))
                 .where(F.col("t").isNotNull() & (F.length(F.trim(F.col("t"))) > 0))
-                .orderBy("seed_id").collect())
-    pos = [r["t"] for r in pos_rows]
+                .collect())
+    pos = [r["t"] for r in sorted(pos_rows, key=lambda r: r["seed_id"])]
     n_neg = int(round(len(pos) * cfg.negatives_per_positive))
     seed_pages = seeds.where(F.col("page_id").isNotNull()).select("page_id").distinct()
     neg_rows = (pages.where(F.col("page_text").isNotNull() & (F.length(F.trim(F.col("page_text"))) > 0))
@@ -112,6 +112,7 @@ def _tmpdir() -> str:
 
 
 def _score_partition(ship: tuple[str, str], cfg: ClassifierConfig):
+    """mapPartitions function: (page_id, text) rows -> (page_id, score) rows."""
     kind, where = ship
     batch = cfg.score_batch_size
 
@@ -141,7 +142,8 @@ def score_pages(spark, pages_df, model_dir: str, cfg: ClassifierConfig, *,
 
     The model reaches the executors as a local path (local master and local model folder)
     or through ``SparkContext.addFile`` (otherwise, or ``via_spark_files=True``); each
-    executor Python process loads it once (:func:`corpus_pipeline.classify.load_model`)."""
+    executor Python process loads it once (:func:`corpus_pipeline.classify.load_model`)
+    and scores ``cfg.score_batch_size`` pages per fastText call inside ``mapPartitions``."""
     ship = _ship_model(spark, model_dir, via_spark_files)
     rdd = pages_df.select("page_id", "text").rdd.map(tuple).mapPartitions(_score_partition(ship, cfg))
     return rdd_to_df(spark, rdd, schemas.SCORES)
