@@ -1,0 +1,151 @@
+"""Scoring throughput per core: Spark ``score_pages`` on ``local[1]`` against plain loops.
+
+Same texts for every runner: real maths and non-maths documents (``text/seed_sources``
+rendered, MATH train problems, Common Crawl English text), repeated up to
+``BENCH_SCORE_DOCS`` (default 6000) documents.  Model: the paper's settings (dim 256,
+bucket 200k) trained on the starter seed against the non-maths documents.
+
+Runners (best of ``BENCH_SCORE_REPEATS``, default 3, interleaved):
+1. ``fastText predict``: ``model.predict(text, k=2)`` one text at a time on texts already
+   prepared (fastText's own cost only).
+2. ``local prepare+predict``: ``classify.predict_proba`` in batches of
+   ``score_batch_size`` (the same preparation + prediction the executors run).
+3. ``Spark local[1]``: ``score_pages`` on the texts read from Parquet, written to Spark's
+   ``noop`` sink (session start and the first, model-loading job excluded).
+
+Ratio = Spark docs/s / plain-loop docs/s (aim: >= 0.7 against runner 1).  The machine is
+shared: wall times are noisy, compare figures of one run.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def data_dir() -> Path:
+    return Path(os.environ.get("CORPUS_PIPELINE_DATA", ROOT.parent / "shared" / "data")).resolve()
+
+
+def load_texts(n: int) -> tuple[list[str], list[str]]:
+    from corpus_pipeline.seeds import render_markup
+
+    d = data_dir() / "text"
+    math = [json.loads(x) for x in open(d / "seed_sources" / "math_docs.jsonl", encoding="utf-8")]
+    non = [json.loads(x) for x in open(d / "seed_sources" / "nonmath_docs.jsonl", encoding="utf-8")]
+    mtrain = [json.loads(x) for x in gzip.open(d / "positives_math" / "math_train_7500_problems_solutions.jsonl.gz", "rt")]
+    cc = [json.loads(x)["text"] for p in sorted((d / "dolma_cc_en_head").glob("*.gz")) for x in gzip.open(p, "rt")]
+    non_texts = [render_markup(r["text"], r["format"]) for r in non if r["label"] == "non-math"]
+    pool = [render_markup(r["text"], r["format"])[:8000] for r in math] + [t[:8000] for t in non_texts] + \
+        [r["problem"] + "\n" + r["solution"] for r in mtrain[:1500]] + cc
+    texts = [pool[i % len(pool)] for i in range(n)]
+    return texts, non_texts + cc
+
+
+def best(fn, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def main() -> None:
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    if not (data_dir() / "text").is_dir():
+        print(f"no data under {data_dir()}: set CORPUS_PIPELINE_DATA")
+        return
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from corpus_pipeline import classify as C
+    from corpus_pipeline.config import ClassifierConfig, SparkConfig
+    from corpus_pipeline.seeds import load_seed_texts
+
+    n = int(os.environ.get("BENCH_SCORE_DOCS", "6000"))
+    repeats = int(os.environ.get("BENCH_SCORE_REPEATS", "3"))
+    cfg = ClassifierConfig()
+    texts, negatives = load_texts(n)
+    work = tempfile.mkdtemp(prefix="bench_score_")
+    try:
+        t0 = time.perf_counter()
+        m = C.train_and_evaluate(load_seed_texts(None), negatives, cfg, 1, model_dir=os.path.join(work, "model"))
+        train_s = time.perf_counter() - t0
+        model_path = os.path.join(work, "model", C.MODEL_FILE)
+        t0 = time.perf_counter()
+        C._MODEL_CACHE.clear()
+        model = C.load_model(model_path)
+        load_s = time.perf_counter() - t0
+        prepared = [C.prepare(t, cfg.max_words) for t in texts]
+        mean_kb = sum(len(t.encode("utf-8")) for t in texts) / len(texts) / 1024
+        mean_tok = sum(p.count(" ") + 1 for p in prepared if p) / len(prepared)
+
+        def ft_loop():
+            for p in prepared:
+                model.predict(p, k=2)
+
+        def local_loop():
+            b = cfg.score_batch_size
+            for s in range(0, len(texts), b):
+                C.predict_proba(model, texts[s:s + b], cfg)
+
+        def prep_loop():
+            for t in texts:
+                C.prepare(t, cfg.max_words)
+
+        pq.write_table(pa.table({"page_id": [f"p{i:06d}" for i in range(n)], "text": texts}),
+                       os.path.join(work, "pages.parquet"))
+        from corpus_pipeline.spark.classify import score_pages
+        from corpus_pipeline.spark.session import get_spark
+
+        spark = get_spark(SparkConfig(master="local[1]", conf={"spark.ui.enabled": "false",
+                                                                "spark.sql.shuffle.partitions": "1"}), quiet=True)
+        pages = spark.read.parquet("file://" + os.path.join(work, "pages.parquet"))
+        parts = pages.rdd.getNumPartitions()
+
+        def spark_run():
+            score_pages(spark, pages, os.path.join(work, "model"), cfg).write.format("noop").mode("overwrite").save()
+
+        t0 = time.perf_counter()
+        spark_run()                                            # warm-up: worker start + model load
+        first_s = time.perf_counter() - t0
+        res = {"ft": [], "local": [], "prep": [], "spark": []}
+        for _ in range(repeats):                               # interleaved: same neighbours' load
+            res["ft"].append(best(ft_loop, 1))
+            res["local"].append(best(local_loop, 1))
+            res["prep"].append(best(prep_loop, 1))
+            res["spark"].append(best(spark_run, 1))
+        spark.stop()
+        t = {k: min(v) for k, v in res.items()}
+        rate = {k: n / v for k, v in t.items()}
+        print(f"{n} documents (mean {mean_kb:.1f} KB, {mean_tok:.0f} tokens after preparation), "
+              f"best of {repeats}; Spark input {parts} partition(s)")
+        print(f"model: {os.path.getsize(model_path) / 1e6:.0f} MB, trained in {train_s:.1f} s "
+              f"({m['train_positives']} + {m['train_negatives']} documents), loaded in {load_s:.2f} s; "
+              f"first Spark job (worker start + model load) {first_s:.1f} s")
+        print()
+        print(f"{'runner':<34} {'seconds':>8} {'docs/s':>8} {'Spark / runner':>15}")
+        rows = [("fastText predict, plain loop", "ft"), ("prepare only, plain loop", "prep"),
+                ("prepare + predict, local batches", "local"), ("Spark local[1] score_pages", "spark")]
+        for label, k in rows:
+            ratio = rate["spark"] / rate[k]
+            print(f"{label:<34} {t[k]:>8.2f} {rate[k]:>8.0f} {ratio:>15.2f}")
+        print()
+        print(f"ratio Spark / fastText plain loop: {rate['spark'] / rate['ft']:.2f} (aim >= 0.7); "
+              f"Spark / same work in a local loop: {rate['spark'] / rate['local']:.2f}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
