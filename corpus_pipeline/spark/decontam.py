@@ -98,18 +98,22 @@ def decontaminate_df(spark, corpus_df, benchmarks_dir: str, cfg) -> "DecontamRes
     for k in ("pages_in", "pages_removed", "pages_cleaned", "segments_removed"):
         counts[k] = int(agg[k] or 0)
     counts["pages_out"] = counts["pages_in"] - counts["pages_removed"]
-    c = contamination
+    # per benchmark x action, benchmark x reason and per page-level rule: distinct pages, in one job
     rule = (F.when(F.col("action") == D.SEGMENT_REMOVED, F.lit(D.R_NGRAM))
             .when(F.col("reason") != D.R_NGRAM, F.col("reason")))
-    for r in c.select(rule.alias("rule"), "page_id").where(F.col("rule").isNotNull()) \
-            .groupBy("rule").agg(F.countDistinct("page_id").alias("n")).collect():
-        counts["by_rule"][r["rule"]] = int(r["n"])
+    c = contamination.withColumn("rule", rule)
+    grouped = c.groupingSets([["benchmark", "action"], ["benchmark", "reason"], ["rule"]],
+                             "benchmark", "action", "reason", "rule")
     by_b: dict = {}
-    for r in c.groupBy("benchmark", "action").agg(F.countDistinct("page_id").alias("n")).collect():
-        by_b.setdefault(r["benchmark"], {})[r["action"]] = int(r["n"])
     by_br: dict = {}
-    for r in c.groupBy("benchmark", "reason").agg(F.countDistinct("page_id").alias("n")).collect():
-        by_br.setdefault(r["benchmark"], {})[r["reason"]] = int(r["n"])
+    # grouping_id bits, most significant first: benchmark, action, reason, rule (1 = aggregated away)
+    for r in grouped.agg(F.countDistinct("page_id").alias("n"), F.grouping_id().alias("g")).collect():
+        if r["g"] == 0b0011:
+            by_b.setdefault(r["benchmark"], {})[r["action"]] = int(r["n"])
+        elif r["g"] == 0b0101:
+            by_br.setdefault(r["benchmark"], {})[r["reason"]] = int(r["n"])
+        elif r["g"] == 0b1110 and r["rule"] is not None:
+            counts["by_rule"][r["rule"]] = int(r["n"])
     counts["by_benchmark"] = {b: dict(sorted(d.items())) for b, d in sorted(by_b.items())}
     counts["by_benchmark_rule"] = {b: dict(sorted(d.items())) for b, d in sorted(by_br.items())}
     stats = {"items": len(bm.items), "grams": int(len(index.hashes)), "index_bytes": int(index.nbytes()),
