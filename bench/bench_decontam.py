@@ -72,8 +72,6 @@ def _executor_rss(blob: bytes) -> float:
 
 def _set_variant(index):
     """The same grams in a Python set of ints; returns (set, apply(text) -> number of matching grams)."""
-    import numpy as np
-
     from corpus_pipeline import decontam as D
 
     s = set(index.hashes.tolist())
