@@ -303,12 +303,14 @@ def iter_records(
     counts: Counts,
     state: Optional[ReadState] = None,
     transient: Callable[[BaseException], bool] = _never,
+    base: int = 0,
 ) -> Iterator[WarcPage]:
     """Yield the kept pages of one WARC stream; count everything else (see module doc).
 
     ``cfg`` is an :class:`~config.IngestConfig`.  With a ``state`` from an
     earlier, interrupted pass over the same file, records up to
     ``state.last_offset`` are skipped silently (neither counted nor yielded).
+    ``base``: the file offset the stream starts at (a ranged re-open).
     """
     state = state or ReadState()
     stream = _Counting(stream)
@@ -324,12 +326,12 @@ def iter_records(
         except StopIteration:
             state.finished = True
             end = sum(it.member_info) if it.member_info else 0
-            if addressable and raw.n - end > 8 and end > state.last_offset:
+            if addressable and raw.n - end > 8 and base + end > state.last_offset:
                 # bytes after the last complete record that never formed one: a record cut short
                 counts.add(RECORDS)
                 counts.add("truncated_record")
                 state.records += 1
-                state.last_offset = end
+                state.last_offset = base + end
             break
         except Exception as e:  # noqa: BLE001
             if transient(e):
@@ -342,7 +344,7 @@ def iter_records(
             counts.add("corrupt_gzip" if isinstance(e, CorruptGzip) else "corrupt_record")
             break
         index += 1
-        offset = it.offset
+        offset = base + it.offset
         position = offset if addressable else index
         if position <= state.last_offset:
             continue
@@ -390,7 +392,7 @@ class _Reopen(Exception):
 
 
 def read_file(
-    opener: Callable[[], BinaryIO],
+    opener: Callable[..., BinaryIO],
     source: str,
     cfg,
     counts: Counts,
@@ -398,8 +400,13 @@ def read_file(
     attempts: int = 1,
     backoff_s: float = 0.0,
     sleep: Callable[[float], None] = None,
+    ranged: bool = False,
 ) -> Iterator[WarcPage]:
     """Open with ``opener()`` and iterate, re-opening after transient failures.
+
+    With ``ranged``, ``opener(start)`` opens the file at byte ``start``: a
+    re-open then starts at the last record already processed (skipped, not
+    counted again) instead of reading the file again from its beginning.
 
     Counted statistics: ``files`` (1), ``files_read`` (the file gave at least
     one record, or was cleanly empty), ``file_retries``; a file that cannot be
@@ -415,10 +422,11 @@ def read_file(
     opened = False
     while True:
         try:
-            stream = opener()
+            start = state.last_offset if (ranged and not state.gunzip and state.last_offset > 0) else 0
+            stream = opener(start) if ranged else opener()
             opened = True
             try:
-                yield from iter_records(stream, source, cfg, counts, state, transient)
+                yield from iter_records(stream, source, cfg, counts, state, transient, base=start)
             finally:
                 try:
                     stream.close()

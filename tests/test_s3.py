@@ -83,7 +83,7 @@ class Proxy:
     def __init__(self, upstream: str, every: int = 0, reset_bodies: bool = False):
         self.upstream = upstream.split("://", 1)[1]
         self.every, self.reset_bodies = every, reset_bodies
-        self.gets = self.throttled = self.resets = 0
+        self.gets = self.throttled = self.resets = self.ranged = 0
         self._reset_keys: set = set()
         self._lock = threading.Lock()
         proxy = self
@@ -100,6 +100,7 @@ class Proxy:
                 if self.command == "GET":
                     with proxy._lock:
                         proxy.gets += 1
+                        proxy.ranged += bool(self.headers.get("Range"))
                         throttle = proxy.every and proxy.gets % proxy.every == 0
                         if throttle:
                             proxy.throttled += 1
@@ -117,7 +118,7 @@ class Proxy:
                 data = resp.read()
                 conn.close()
                 cut = False
-                if (self.command == "GET" and proxy.reset_bodies and resp.status == 200
+                if (self.command == "GET" and proxy.reset_bodies and resp.status in (200, 206)
                         and "list-type" not in self.path and len(data) > 2000):
                     with proxy._lock:
                         if self.path not in proxy._reset_keys:
@@ -237,6 +238,7 @@ def test_mid_stream_reset_resumes_without_duplicates(bucket, moto_url, shared_da
             assert got == want
             assert counts["file_retries"] == 1 and counts["records"] == want_counts["records"]
         assert proxy.resets == 2
+        assert proxy.ranged == 2              # each re-open asked only for the rest of the file
     finally:
         proxy.close()
 

@@ -265,6 +265,25 @@ def test_mid_stream_failure_resumes_without_duplicates(sample_bytes, gz):
     assert counts["files_read"] == 1 and counts["file_failed"] == 0
 
 
+@pytest.mark.parametrize("gz", [True, False])
+def test_ranged_reopen_starts_at_the_last_processed_record(sample_bytes, gz):
+    data = sample_bytes if gz else gzip.decompress(sample_bytes)
+    full, full_counts = read_bytes(data)
+    starts = []
+
+    def opener(start=0):
+        starts.append(start)
+        fail = {1: len(data) // 3, 2: (2 * len(data)) // 3}.get(len(starts))
+        return FlakyStream(data[start:], None if fail is None else fail - start)
+
+    counts = Counts()
+    pages = list(warc.read_file(opener, "x", IngestConfig(), counts, transient=_transient, attempts=3,
+                                backoff_s=0.0, sleep=lambda s: None, ranged=True))
+    assert starts[0] == 0 and 0 < starts[1] < starts[2] < len(data)
+    assert [(p.url, p.warc_offset, p.html) for p in pages] == [(p.url, p.warc_offset, p.html) for p in full]
+    assert counts["records"] == full_counts["records"] and counts["file_retries"] == 2
+
+
 def test_file_that_keeps_failing_is_counted_and_bounded(sample_bytes):
     opens, sleeps = [], []
 

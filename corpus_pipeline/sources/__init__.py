@@ -5,8 +5,8 @@
   raising :class:`~errors.UsageError` for an input that matches nothing.
 * :func:`open_stream` opens one reference as a binary stream (never read whole).
 * :func:`iter_pages` reads one reference into :class:`~warc.WarcPage` objects,
-  re-opening after transient failures (``ingest.file_attempts``) and resuming
-  after the last record already processed, so nothing is yielded twice.
+  re-opening after transient failures (``ingest.file_attempts``) at the last
+  record already processed (a ranged GET on S3), so nothing is yielded twice.
 """
 from __future__ import annotations
 
@@ -51,11 +51,11 @@ def resolve(inputs: list[str], cfg) -> list[str]:
     return out
 
 
-def open_stream(ref: str, cfg) -> BinaryIO:
-    """A binary stream of one file (local or S3), read incrementally."""
+def open_stream(ref: str, cfg, start: int = 0) -> BinaryIO:
+    """A binary stream of one file (local or S3) from byte ``start``, read incrementally."""
     if is_s3(ref):
-        return s3.open_object(ref, cfg)
-    return local.open_file(ref)
+        return s3.open_object(ref, cfg, start)
+    return local.open_file(ref, start)
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -68,6 +68,6 @@ def iter_pages(ref: str, cfg, counts: Counts) -> Iterator:
     from .. import warc
 
     return warc.read_file(
-        lambda: open_stream(ref, cfg), ref, cfg, counts,
-        transient=is_transient, attempts=cfg.file_attempts, backoff_s=cfg.file_retry_backoff_s,
+        lambda start=0: open_stream(ref, cfg, start), ref, cfg, counts,
+        transient=is_transient, attempts=cfg.file_attempts, backoff_s=cfg.file_retry_backoff_s, ranged=True,
     )

@@ -45,5 +45,8 @@ def resolve(src: str, suffixes) -> list[str]:
     return []
 
 
-def open_file(ref: str) -> BinaryIO:
-    return open(strip_file_scheme(ref), "rb", buffering=1 << 16)
+def open_file(ref: str, start: int = 0) -> BinaryIO:
+    f = open(strip_file_scheme(ref), "rb", buffering=1 << 16)
+    if start:
+        f.seek(start)
+    return f

@@ -8,7 +8,7 @@
   timeouts per request with exponential backoff and jitter, up to
   ``ingest.s3_max_attempts`` attempts.  A failure in the middle of a streamed
   body is not a request failure: :func:`sources.iter_pages` re-opens the object
-  and resumes after the last processed record.
+  with a ranged GET at the last processed record and goes on from there.
 * Listing (driver side) is paginated; a key may contain a glob (``*.warc.gz``).
 """
 from __future__ import annotations
@@ -127,10 +127,12 @@ class _Body:
             pass
 
 
-def open_object(uri: str, cfg) -> BinaryIO:
+def open_object(uri: str, cfg, start: int = 0) -> BinaryIO:
+    """The object's body from byte ``start`` (a ranged GET when > 0), streamed."""
     bucket, key = parse_uri(uri)
+    extra = {"Range": f"bytes={int(start)}-"} if start else {}
     try:
-        resp = client(bucket, cfg).get_object(Bucket=bucket, Key=key)
+        resp = client(bucket, cfg).get_object(Bucket=bucket, Key=key, **extra)
     except Exception as e:  # noqa: BLE001
         if _is_not_found(e):
             raise FileNotFoundError(uri) from e
