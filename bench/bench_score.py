@@ -12,6 +12,8 @@ Runners (best of ``BENCH_SCORE_REPEATS``, default 3, interleaved):
    ``score_batch_size`` (the same preparation + prediction the executors run).
 3. ``Spark local[1]``: ``score_pages`` on the texts read from Parquet, written to Spark's
    ``noop`` sink (session start and the first, model-loading job excluded).
+4. ``Spark ... no scoring``: the same job with a partition function that does not score:
+   the cost of moving the rows between the JVM and Python.
 
 Ratio = Spark docs/s / plain-loop docs/s (aim: >= 0.7 against runner 1).  The machine is
 shared: wall times are noisy, compare figures of one run.
@@ -116,15 +118,24 @@ def main() -> None:
         def spark_run():
             score_pages(spark, pages, os.path.join(work, "model"), cfg).write.format("noop").mode("overwrite").save()
 
+        from corpus_pipeline import schemas
+        from corpus_pipeline.spark.io import struct
+
+        def passthrough_run():                                 # same data path, no scoring
+            rdd = pages.select("page_id", "text").rdd.mapPartitions(lambda rows: ((r[0], 0.0) for r in rows))
+            spark.createDataFrame(rdd, struct(schemas.SCORES), verifySchema=False) \
+                .write.format("noop").mode("overwrite").save()
+
         t0 = time.perf_counter()
         spark_run()                                            # warm-up: worker start + model load
         first_s = time.perf_counter() - t0
-        res = {"ft": [], "local": [], "prep": [], "spark": []}
+        res = {"ft": [], "local": [], "prep": [], "spark": [], "pass": []}
         for _ in range(repeats):                               # interleaved: same neighbours' load
             res["ft"].append(best(ft_loop, 1))
             res["local"].append(best(local_loop, 1))
             res["prep"].append(best(prep_loop, 1))
             res["spark"].append(best(spark_run, 1))
+            res["pass"].append(best(passthrough_run, 1))
         spark.stop()
         t = {k: min(v) for k, v in res.items()}
         rate = {k: n / v for k, v in t.items()}
@@ -136,7 +147,8 @@ def main() -> None:
         print()
         print(f"{'runner':<34} {'seconds':>8} {'docs/s':>8} {'Spark / runner':>15}")
         rows = [("fastText predict, plain loop", "ft"), ("prepare only, plain loop", "prep"),
-                ("prepare + predict, local batches", "local"), ("Spark local[1] score_pages", "spark")]
+                ("prepare + predict, local batches", "local"), ("Spark local[1] score_pages", "spark"),
+                ("Spark local[1] same rows, no scoring", "pass")]
         for label, k in rows:
             ratio = rate["spark"] / rate[k]
             print(f"{label:<34} {t[k]:>8.2f} {rate[k]:>8.0f} {ratio:>15.2f}")

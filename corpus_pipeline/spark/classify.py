@@ -20,7 +20,7 @@ from .. import classify as C
 from .. import fs as fsmod
 from .. import schemas
 from ..config import ClassifierConfig, SelectConfig
-from .io import rdd_to_df
+from .io import struct
 
 # score buckets used to find the page where a token budget runs out (see select_pages)
 BUDGET_BUCKETS = 1 << 16
@@ -145,8 +145,9 @@ def score_pages(spark, pages_df, model_dir: str, cfg: ClassifierConfig, *,
     executor Python process loads it once (:func:`corpus_pipeline.classify.load_model`)
     and scores ``cfg.score_batch_size`` pages per fastText call inside ``mapPartitions``."""
     ship = _ship_model(spark, model_dir, via_spark_files)
-    rdd = pages_df.select("page_id", "text").rdd.map(tuple).mapPartitions(_score_partition(ship, cfg))
-    return rdd_to_df(spark, rdd, schemas.SCORES)
+    rdd = pages_df.select("page_id", "text").rdd.mapPartitions(_score_partition(ship, cfg))
+    # rows come out in schema order with the right types: no per-row verification pass
+    return spark.createDataFrame(rdd, struct(schemas.SCORES), verifySchema=False)
 
 
 # ---------------------------------------------------------------- selection
