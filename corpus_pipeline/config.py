@@ -230,6 +230,8 @@ def _check_ranges(cfg: Config) -> None:
     need(cfg.dedup.bands >= 1 and cfg.dedup.rows >= 1, "dedup.bands", "bands and rows must be >= 1")
     need(cfg.dedup.verify_jaccard is None or 0 < cfg.dedup.verify_jaccard <= 1,
          "dedup.verify_jaccard", "must be in (0, 1] or unset")
+    need(cfg.dedup.max_iterations_cc >= 1, "dedup.max_iterations_cc", "must be >= 1")
+    need(cfg.dedup.sample_pairs >= 0, "dedup.sample_pairs", "must be >= 0")
     for k in ("dim", "epoch", "min_count", "word_ngrams", "bucket", "threads", "max_words", "score_batch_size"):
         need(getattr(cfg.classifier, k) >= 1, f"classifier.{k}", "must be >= 1")
     need(cfg.classifier.lr > 0, "classifier.lr", "must be > 0")
