@@ -13,7 +13,9 @@ Steps (nothing proportional to the corpus is collected to the driver: only
 3. **Verification** (``cfg.verify_jaccard``) — shingle ids are recomputed in
    the executors only for pages that appear in a candidate edge; the exact
    Jaccard of each edge is computed in Spark SQL (``array_intersect`` /
-   ``array_union``) and edges below the threshold are dropped.
+   ``array_union``) and edges below the threshold are dropped.  (The shingle
+   ids of candidate pages are computed even when verification is off: they
+   give the ``similarity`` column and the text lengths for the survivor rule.)
 4. **Connected components** of the kept edges in Spark (``spark.components``).
 5. **Survivor** per cluster, by rule: the page with the longest text (in
    characters); ties go to the smallest page_id.  Independent of partitioning
