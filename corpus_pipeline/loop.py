@@ -182,9 +182,13 @@ class Loop:
 
         model_dir = run.iteration(i, "model")
 
+        earlier = None
+        for _, d in collected_before:
+            earlier = d.select("page_id") if earlier is None else earlier.unionByName(d.select("page_id"))
+
         def train(staging: str) -> dict:
             return train_iteration(self.spark, pages, seed, staging, cfg.classifier,
-                                   cfg.loop.random_seed + i)
+                                   cfg.loop.random_seed + i, exclude_df=earlier)
 
         m = run.stage(model_dir, train, config={"classifier": cfg.section("classifier")}, log=self.say).counts
         self.say(f"iteration {i}: classifier held-out precision={_f(m.get('precision'))} "
@@ -197,11 +201,11 @@ class Loop:
         scores = self._read(run.iteration(i, "scores"), schemas.SCORES)
 
         previous = collected_before[-1][1] if collected_before else None
-        earlier = [d for _, d in collected_before]
         res = self._write_stage(
             run.iteration(i, "collected"),
             lambda: select_pages(self.spark, scores, pages, cfg.select), schemas.COLLECTED,
-            lambda df: overlap_counts(df, previous, earlier), config={"select": cfg.section("select")})
+            lambda df: overlap_counts(df, previous, [d for _, d in collected_before]),
+            config={"select": cfg.section("select")})
         collected = self._read(run.iteration(i, "collected"), schemas.COLLECTED)
         c = res.counts
         self.say(f"iteration {i}: collected {c['collected_pages']} pages, {c['collected_tokens']} tokens, "

@@ -27,14 +27,17 @@ BUDGET_BUCKETS = 1 << 16
 
 
 # ---------------------------------------------------------------- training
-def training_texts(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: int
-                   ) -> tuple[list[str], list[str]]:
+def training_texts(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: int,
+                   exclude_df=None) -> tuple[list[str], list[str]]:
     """(positives, negatives) on the driver.
 
     Positives: every seed row's text (for page seeds with no text of their own, the text
     of their page), sorted by seed_id.  Negatives: ``round(n_pos * negatives_per_positive)``
     pages that are not seeds and have text, the ones with the smallest
     ``xxhash64(page_id, random_seed)`` (page_id breaks ties): a deterministic sample.
+    Pages in ``exclude_df`` (the loop passes every page an earlier iteration collected)
+    and, with ``cfg.negatives_exclude_math_markup``, pages whose HTML carried maths
+    markup are never drawn as negatives.
     """
     from pyspark.sql import functions as F
 
@@ -47,7 +50,13 @@ def training_texts(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed:
     pos = [r["t"] for r in sorted(pos_rows, key=lambda r: r["seed_id"])]
     n_neg = int(round(len(pos) * cfg.negatives_per_positive))
     seed_pages = seeds.where(F.col("page_id").isNotNull()).select("page_id").distinct()
-    neg_rows = (pages.where(F.col("page_text").isNotNull() & (F.length(F.trim(F.col("page_text"))) > 0))
+    candidates = pages_df
+    if cfg.negatives_exclude_math_markup and "has_math_markup" in pages_df.columns:
+        candidates = candidates.where(~F.coalesce(F.col("has_math_markup"), F.lit(False)))
+    candidates = candidates.select("page_id", F.col("text").alias("page_text"))
+    if exclude_df is not None:
+        candidates = candidates.join(exclude_df.select("page_id").distinct(), on="page_id", how="left_anti")
+    neg_rows = (candidates.where(F.col("page_text").isNotNull() & (F.length(F.trim(F.col("page_text"))) > 0))
                 .join(seed_pages, on="page_id", how="left_anti")
                 .withColumn("h", F.xxhash64(F.col("page_id"), F.lit(int(random_seed))))
                 .orderBy("h", "page_id").limit(n_neg)
@@ -57,12 +66,12 @@ def training_texts(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed:
 
 
 def train_iteration(spark, pages_df, seed_df, model_dir: str, cfg: ClassifierConfig,
-                    random_seed: int) -> dict:
+                    random_seed: int, exclude_df=None) -> dict:
     """Train one iteration's classifier; writes ``model_dir/model.bin`` and
     ``model_dir/metrics.json`` and returns the metrics (held-out precision, recall, f1,
     pr_curve, counts, training time, model size)."""
     t0 = time.perf_counter()
-    pos, neg = training_texts(spark, pages_df, seed_df, cfg, random_seed)
+    pos, neg = training_texts(spark, pages_df, seed_df, cfg, random_seed, exclude_df)
     collect_s = time.perf_counter() - t0
     if not pos:
         raise ValueError("the seed has no texts: nothing to train on")
