@@ -21,6 +21,7 @@ def test_normalization_keeps_maths_distinct():
     assert mh.tokens("ＡＢＣ １２") == mh.tokens("abc 12")
     # CJK characters are tokens of their own
     assert mh.tokens("勾股定理") == ["勾", "股", "定", "理"]
+    assert mh.tokens("设n个数x_i") == ["设", "n", "个", "数", "x", "_", "i"]
     shingles_a = mh.shingles("solve x^2 + 5x + 6 = 0 by factoring the left side", 5)
     shingles_b = mh.shingles("solve x^2 - 5x + 6 = 0 by factoring the left side", 5)
     assert shingles_a != shingles_b

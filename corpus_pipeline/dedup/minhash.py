@@ -46,9 +46,9 @@ SCHEME = "affine32"          # pinned: see module docstring / FACTS.md
 _BATCH = 8192                # shingles per update_batch call (bounds memory on huge documents)
 
 _NUMBER = r"\d+(?:[.,]\d+)*"
-_WORD = r"[^\W\d_]+"
 _TOKEN_RE = re.compile(
-    f"[{CJK_RANGES}]|{_NUMBER}|(?:(?![{CJK_RANGES}]){_WORD})+|[^\\s\\w,.;:!?\"'“”‘’«»]|_",
+    # one CJK character | a number | a run of letters (not CJK) | one other symbol
+    f"[{CJK_RANGES}]|{_NUMBER}|[^\\W\\d_{CJK_RANGES}]+|[^\\s\\w,.;:!?\"'“”‘’«»]|_",
 )
 _WS = re.compile(r"\s+")
 
