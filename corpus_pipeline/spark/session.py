@@ -32,8 +32,12 @@ def get_spark(cfg: Optional[SparkConfig] = None, quiet: bool = False):
         return active
     cfg = cfg or SparkConfig()
     builder = SparkSession.builder.appName(cfg.app_name)
-    from pyspark import SparkConf
+    from pyspark import SparkConf, SparkContext
 
+    if os.environ.get("PYSPARK_GATEWAY_PORT"):
+        # launched by spark-submit: connect to its JVM first, or SparkConf() is an empty
+        # Python-side dict and spark-submit's --master/--conf would be silently ignored
+        SparkContext._ensure_initialized()
     existing = SparkConf()  # holds spark-submit's --master/--conf when launched by it
     if cfg.master:
         builder = builder.master(cfg.master)
