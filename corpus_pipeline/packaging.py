@@ -45,17 +45,11 @@ DRIVER_NAME = "cli.py"
 ENV_NAME = "environment.tar.gz"
 
 _DRIVER_TEMPLATE = '''"""spark-submit driver: ``spark-submit ... jobs/cli.py COMMAND ARGS...`` = ``corpus-pipeline COMMAND ARGS...``."""
-import os
 import sys
 
 from corpus_pipeline.cli import main
 
 if __name__ == "__main__":
-    if os.environ.get("PYSPARK_GATEWAY_PORT"):
-        # launched by spark-submit: connect to its JVM first, so SparkConf() sees --master/--conf
-        from pyspark import SparkContext
-
-        SparkContext._ensure_initialized()
     sys.exit(main(sys.argv[1:]))
 '''
 
