@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from .errors import InputFileError
+from .jsonl import iter_jsonl  # noqa: F401 (re-exported: commands/score.py)
 
 SEED_FILE = "starter_seed.jsonl.gz"
 _ENV = "CORPUS_PIPELINE_SEEDS"
@@ -93,27 +94,6 @@ def file_format(path: str) -> str:
     if low.endswith((".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".ndjson.gz")):
         return "jsonl"
     raise InputFileError(path, "unknown file type: expected .jsonl, .jsonl.gz or .parquet")
-
-
-def iter_jsonl(path: str) -> Iterator[tuple[int, dict]]:
-    """(line number, record) of a JSONL/JSONL.gz file; blank lines are skipped."""
-    if not os.path.exists(path):
-        raise InputFileError(path, "file not found")
-    opener = gzip.open if str(path).lower().endswith(".gz") else open
-    try:
-        with opener(path, "rt", encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise InputFileError(path, f"not valid JSON: {e.msg}", n) from None
-                if not isinstance(rec, dict):
-                    raise InputFileError(path, "each line must be a JSON object", n)
-                yield n, rec
-    except (OSError, EOFError, UnicodeDecodeError) as e:
-        raise InputFileError(path, f"cannot be read: {e}") from None
 
 
 def _check_text(path: str, n: int, rec: dict) -> Optional[str]:
