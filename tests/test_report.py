@@ -44,7 +44,8 @@ def _commit(run, path, counts):
 
 def test_summary_from_markers(tmp_path):
     run = RunFolder(tmp_path / "run")
-    _commit(run, run.pages, {"pages": 10, "skips": {"not_html": 2}})
+    _commit(run, run.pages, {"pages": 10, "skips": {"not_html": 2, "extract_timeout": 1}, "url_duplicates": 3,
+                             "exact_duplicates": 0, "near_duplicates": 4})
     for i, (n, ov) in enumerate([(4, None), (5, 0.8), (5, 1.0)], 1):
         _commit(run, run.iteration(i, "seed"), {"seed_positives": 3 + i, "seed_added": 0 if i == 1 else 1})
         _commit(run, run.iteration(i, "model"), {"precision": 0.9, "recall": 0.8, "f1": 0.85})
@@ -71,3 +72,9 @@ def test_summary_from_markers(tmp_path):
     page = (tmp_path / "run" / "report" / "index.html").read_text()
     assert page.count("<svg") >= 5 and "saturated" in page
     assert "<script" not in page and 'src="http' not in page      # self-contained
+    from corpus_pipeline.report.html import drop_rows
+
+    assert drop_rows(s) == [["ingest", "extract_timeout", 1], ["ingest", "not_html", 2],
+                            ["dedup", "url_duplicates", 3], ["dedup", "exact_duplicates", 0],
+                            ["dedup", "near_duplicates", 4]]
+    assert "ingest:not_html" in page

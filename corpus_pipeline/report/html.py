@@ -75,6 +75,19 @@ def _table(headers: list, rows: list) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def drop_rows(s: dict) -> list[list]:
+    """(stage, reason, count) for every counted drop: ingest skips, dedup removals, decontamination."""
+    ingest = s.get("ingest") or {}
+    rows = [["ingest", reason, n] for reason, n in sorted((ingest.get("skips") or {}).items())]
+    for key in ("url_duplicates", "exact_duplicates", "near_duplicates"):
+        if key in ingest:
+            rows.append(["dedup", key, ingest[key]])
+    decon = s.get("decontamination") or {}
+    for reason, n in sorted((decon.get("by_rule") or {}).items()):
+        rows.append(["decontamination", reason, n])
+    return rows
+
+
 def _pct(x) -> str:
     return "–" if x is None else f"{x:.1%}"
 
@@ -113,14 +126,7 @@ def render_html(s: dict) -> str:
             dom_rows.append([it["iteration"], d.get("host"), d.get("pages"), d.get("collected"),
                              _pct(d.get("fraction"))])
     mark_rows = [[it["iteration"], p] for it in its for p in it.get("marked_prefixes", [])]
-    ingest = s.get("ingest") or {}
-    skip_rows = []
-    for key, val in sorted(ingest.items()):
-        if isinstance(val, dict):
-            for reason, n in sorted(val.items()):
-                skip_rows.append([key, reason, n])
-        else:
-            skip_rows.append(["ingest", key, val])
+    skip_rows = drop_rows(s)
     fin = s.get("final") or {}
     decon = s.get("decontamination") or {}
     by_bench = decon.get("by_benchmark") if isinstance(decon, dict) else None
@@ -144,6 +150,8 @@ def render_html(s: dict) -> str:
 {_table(['benchmark', 'removed'], decon_rows) if decon_rows else ''}
 <h2>Top flagged domains</h2>{_table(['iteration', 'domain', 'pages', 'collected', 'fraction'], dom_rows)}
 <h2>Marked path prefixes</h2>{_table(['iteration', 'prefix'], mark_rows)}
-<h2>Ingest counts and skips by reason</h2>{_table(['stage', 'reason', 'count'], skip_rows)}
+<h2>Dropped records by stage and reason</h2>
+{bar_chart("Dropped records by reason", [f"{r[0]}:{r[1]}" for r in skip_rows], [r[2] for r in skip_rows])}
+{_table(['stage', 'reason', 'count'], skip_rows)}
 </body></html>
 """
