@@ -33,7 +33,8 @@ bench: setup
 	$(BIN)/python -m bench
 
 lint: setup
-	$(BIN)/python -m compileall -q corpus_pipeline jobs tests bench
+	$(BIN)/pip install -q 'ruff>=0.6'
+	$(BIN)/ruff check --select E9,F corpus_pipeline jobs tests bench
 
 package: setup
 	$(BIN)/python -m corpus_pipeline.packaging --out dist

@@ -47,7 +47,7 @@ SYMBOLS = {
     "⊆": r"\subseteq", "⊇": r"\supseteq", "⊊": r"\subsetneq", "∪": r"\cup", "∩": r"\cap",
     "∖": r"\setminus", "∀": r"\forall", "∃": r"\exists", "∄": r"\nexists", "¬": r"\neg",
     "∧": r"\wedge", "∨": r"\vee", "⊕": r"\oplus", "⊗": r"\otimes", "⊖": r"\ominus",
-    "⊥": r"\perp", "∥": r"\parallel", "∣": r"\mid", "∠": r"\angle", "△": r"\triangle",
+    "⊥": r"\perp", "∥": r"\parallel", "∠": r"\angle", "△": r"\triangle",
     "≈": r"\approx", "≡": r"\equiv", "∼": r"\sim", "≃": r"\simeq", "≅": r"\cong", "∝": r"\propto",
     "≺": r"\prec", "≻": r"\succ", "⪯": r"\preceq", "⪰": r"\succeq", "⊢": r"\vdash", "⊨": r"\models",
     "⊤": r"\top", "⟨": r"\langle", "⟩": r"\rangle", "〈": r"\langle", "〉": r"\rangle",

@@ -15,15 +15,12 @@ file (and the line for JSONL).
 """
 from __future__ import annotations
 
-import gzip
 import html as htmlmod
-import io
-import json
 import os
 import re
 import sys
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
 
 from .errors import InputFileError
 from .jsonl import iter_jsonl  # noqa: F401 (re-exported: commands/score.py)

@@ -18,7 +18,7 @@ import pytest
 from corpus_pipeline import classify as C
 from corpus_pipeline.config import ClassifierConfig
 from corpus_pipeline.errors import InputFileError
-from corpus_pipeline.text import cjk_share, has_cjk
+from corpus_pipeline.text import cjk_share
 
 # ---------------------------------------------------------------- text preparation
 

@@ -326,7 +326,7 @@ def test_malformed_line_names_file_and_line(shared_data, tmp_path, bad, needle):
     (d / "gsm8k/test.jsonl").write_text("".join(lines), encoding="utf-8")
     with pytest.raises(InputFileError) as e:
         D.load_benchmarks(d, DecontamConfig())
-    assert f"gsm8k/test.jsonl:7" in str(e.value) and needle in str(e.value)
+    assert "gsm8k/test.jsonl:7" in str(e.value) and needle in str(e.value)
     assert e.value.line == 7
 
 

@@ -251,7 +251,7 @@ def _number_theory(r):
         f"{n}^2 + {n} + {p} \\equiv 0 \\pmod{{{a}}}",
         f"\\sum_{{d \\mid {n}}} \\varphi(d) = {n}",
         f"{a} x + {b} y = \\gcd({a}, {b})",
-        f"p \\mid ab \\Rightarrow p \\mid a \\text{{ or }} p \\mid b",
+        "p \\mid ab \\Rightarrow p \\mid a \\text{ or } p \\mid b",
         f"\\left( \\frac{{{a}}}{{{p}}} \\right) \\equiv {a}^{{{(p - 1) // 2}}} \\pmod{{{p}}}",
         f"2^{{{p}}} - 1",
         f"\\varphi({p}^{{{n}}}) = {p}^{{{n}}} - {p}^{{{n} - 1}}",
@@ -264,18 +264,18 @@ def _number_theory(r):
 def _geometry(r):
     a, b, c = _c(r, 3, 20), _c(r, 3, 20), _c(r, 3, 20)
     return r.choice([
-        f"a^2 + b^2 = c^2",
+        "a^2 + b^2 = c^2",
         f"{a}^2 + {b}^2 = c^2",
-        f"\\angle ABC + \\angle BCA + \\angle CAB = \\pi",
-        f"S = \\frac{{1}}{{2}} ab \\sin C",
-        f"\\frac{{a}}{{\\sin A}} = \\frac{{b}}{{\\sin B}} = 2R",
-        f"c^2 = a^2 + b^2 - 2ab \\cos \\gamma",
-        f"V = \\frac{{4}}{{3}} \\pi r^3",
+        "\\angle ABC + \\angle BCA + \\angle CAB = \\pi",
+        "S = \\frac{1}{2} ab \\sin C",
+        "\\frac{a}{\\sin A} = \\frac{b}{\\sin B} = 2R",
+        "c^2 = a^2 + b^2 - 2ab \\cos \\gamma",
+        "V = \\frac{4}{3} \\pi r^3",
         f"(x - {a})^2 + (y + {b})^2 = {c * c}",
-        f"\\triangle ABC \\cong \\triangle DEF",
-        f"d = \\sqrt{{(x_2 - x_1)^2 + (y_2 - y_1)^2}}",
+        "\\triangle ABC \\cong \\triangle DEF",
+        "d = \\sqrt{(x_2 - x_1)^2 + (y_2 - y_1)^2}",
         f"A = \\pi r^2 = {a * a} \\pi",
-        f"V - E + F = 2",
+        "V - E + F = 2",
     ])
 
 
@@ -283,14 +283,14 @@ def _probability(r):
     n, k, p = _c(r, 5, 20), _c(r, 1, 5), r.choice(["\\frac{1}{2}", "\\frac{1}{3}", "p", "0.4", "\\frac{2}{5}"])
     return r.choice([
         f"P(X = {k}) = \\binom{{{n}}}{{{k}}} {p}^{{{k}}} (1 - {p})^{{{n - k}}}",
-        f"E[X] = \\sum_{{x}} x \\, P(X = x)",
-        f"\\Pr(A \\mid B) = \\frac{{\\Pr(B \\mid A) \\Pr(A)}}{{\\Pr(B)}}",
-        f"\\operatorname{{Var}}(X) = E[X^2] - (E[X])^2",
+        "E[X] = \\sum_{x} x \\, P(X = x)",
+        "\\Pr(A \\mid B) = \\frac{\\Pr(B \\mid A) \\Pr(A)}{\\Pr(B)}",
+        "\\operatorname{Var}(X) = E[X^2] - (E[X])^2",
         f"P(|X - \\mu| \\ge {k}\\sigma) \\le \\frac{{1}}{{{k * k}}}",
-        f"f(x) = \\frac{{1}}{{\\sigma \\sqrt{{2\\pi}}}} e^{{-\\frac{{(x-\\mu)^2}}{{2\\sigma^2}}}}",
-        f"P(A \\cup B) = P(A) + P(B) - P(A \\cap B)",
+        "f(x) = \\frac{1}{\\sigma \\sqrt{2\\pi}} e^{-\\frac{(x-\\mu)^2}{2\\sigma^2}}",
+        "P(A \\cup B) = P(A) + P(B) - P(A \\cap B)",
         f"\\binom{{{n}}}{{{k}}} = \\frac{{{n}!}}{{{k}! \\, {n - k}!}}",
-        f"E[X] = \\frac{{1}}{{\\lambda}}, \\quad P(X > t) = e^{{-\\lambda t}}",
+        "E[X] = \\frac{1}{\\lambda}, \\quad P(X > t) = e^{-\\lambda t}",
         f"\\frac{{1}}{{{n}}} \\sum_{{i=1}}^{{{n}}} X_i \\to \\mu",
     ])
 
@@ -299,29 +299,29 @@ def _linear_algebra(r):
     a, b, c, d = (_c(r, -5, 9) for _ in range(4))
     return r.choice([
         f"\\det \\begin{{pmatrix}} {a} & {b} \\\\ {c} & {d} \\end{{pmatrix}} = {a * d - b * c}",
-        f"A v = \\lambda v",
-        f"\\det(A - \\lambda I) = 0",
-        f"(AB)^T = B^T A^T",
-        f"\\dim \\ker T + \\operatorname{{rank}} T = \\dim V",
-        f"\\langle u, v \\rangle = u_1 v_1 + u_2 v_2 + u_3 v_3",
-        f"A^{{-1}} = \\frac{{1}}{{\\det A}} \\operatorname{{adj}} A",
-        f"\\|v\\| = \\sqrt{{\\langle v, v \\rangle}}",
-        f"x = A^{{-1}} b",
-        f"\\operatorname{{tr}}(AB) = \\operatorname{{tr}}(BA)",
-        f"T(\\alpha u + \\beta v) = \\alpha T(u) + \\beta T(v)",
+        "A v = \\lambda v",
+        "\\det(A - \\lambda I) = 0",
+        "(AB)^T = B^T A^T",
+        "\\dim \\ker T + \\operatorname{rank} T = \\dim V",
+        "\\langle u, v \\rangle = u_1 v_1 + u_2 v_2 + u_3 v_3",
+        "A^{-1} = \\frac{1}{\\det A} \\operatorname{adj} A",
+        "\\|v\\| = \\sqrt{\\langle v, v \\rangle}",
+        "x = A^{-1} b",
+        "\\operatorname{tr}(AB) = \\operatorname{tr}(BA)",
+        "T(\\alpha u + \\beta v) = \\alpha T(u) + \\beta T(v)",
     ])
 
 
 def _combinatorics(r):
-    n, k = _c(r, 4, 15), _c(r, 2, 4)
+    n, _k = _c(r, 4, 15), _c(r, 2, 4)  # _k: keeps the RNG sequence (and the crawl) unchanged
     return r.choice([
         f"\\sum_{{k=0}}^{{{n}}} \\binom{{{n}}}{{k}} = 2^{{{n}}}",
-        f"\\binom{{n}}{{k}} = \\binom{{n-1}}{{k-1}} + \\binom{{n-1}}{{k}}",
-        f"C_n = \\frac{{1}}{{n+1}} \\binom{{2n}}{{n}}",
-        f"F_{{n+2}} = F_{{n+1}} + F_n",
-        f"|A \\cup B \\cup C| = |A| + |B| + |C| - |A \\cap B| - |A \\cap C| - |B \\cap C| + |A \\cap B \\cap C|",
+        "\\binom{n}{k} = \\binom{n-1}{k-1} + \\binom{n-1}{k}",
+        "C_n = \\frac{1}{n+1} \\binom{2n}{n}",
+        "F_{n+2} = F_{n+1} + F_n",
+        "|A \\cup B \\cup C| = |A| + |B| + |C| - |A \\cap B| - |A \\cap C| - |B \\cap C| + |A \\cap B \\cap C|",
         f"{n}! = {n} \\cdot {n - 1} \\cdots 2 \\cdot 1",
-        f"\\sum_{{v \\in V}} \\deg v = 2|E|",
+        "\\sum_{v \\in V} \\deg v = 2|E|",
         f"(1 + x)^{{{n}}} = \\sum_{{k=0}}^{{{n}}} \\binom{{{n}}}{{k}} x^k",
     ])
 

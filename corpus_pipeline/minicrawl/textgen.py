@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .formulas import TOPICS, formula, small_symbol
+from .formulas import formula, small_symbol
 
 # ------------------------------------------------------------------ shared banks
 FIRST = ["Ana", "Ben", "Chloe", "Dmitri", "Elif", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kofi", "Lena",
