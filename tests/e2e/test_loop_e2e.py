@@ -161,3 +161,29 @@ def test_bad_labels_file_fails_before_any_work(crawl, tmp_path):
                               "--labels", str(bad)], env=ENV, capture_output=True, text=True, timeout=300)
     assert p.returncode == 2 and f"{bad}:2" in p.stderr
     assert not run.exists()
+
+
+def test_rerun_with_benchmarks_decontaminates_the_final_corpus(crawl, straight_run, tmp_path):
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(straight_run, run)
+    rows = pq.read_table(run / "final" / "corpus").to_pylist()
+    # a benchmark item that is one line of a collected page (>= 10 words): that line must go
+    page = next(r for r in sorted(rows, key=lambda r: r["page_id"])
+                if any(len(ln.split()) >= 14 for ln in r["text"].splitlines()))
+    line = next(ln for ln in page["text"].splitlines() if len(ln.split()) >= 14)
+    bench = tmp_path / "benchmarks" / "gsm8k"
+    bench.mkdir(parents=True)
+    (bench / "test.jsonl").write_text(json.dumps({"question": line.upper(), "answer": "1", "cot": "x"}) + "\n")
+    before = summary(run)
+    p = run_loop(crawl, run, "--benchmarks", str(tmp_path / "benchmarks"))
+    after = summary(run)
+    assert after["iterations"] == before["iterations"]             # only the final stage was redone
+    assert after["final"]["segments_removed"] >= 1
+    assert after["final"]["pages_removed_by_decontamination"] is not None
+    out = {r["page_id"]: r["text"] for r in pq.read_table(run / "final" / "corpus").to_pylist()}
+    assert page["page_id"] not in out or line not in out[page["page_id"]]
+    contam = pq.read_table(run / "final" / "contamination").to_pylist()
+    assert any(r["page_id"] == page["page_id"] and r["benchmark"] == "gsm8k" for r in contam)
+    assert "already committed" in p.stdout
