@@ -78,3 +78,20 @@ def test_summary_from_markers(tmp_path):
                             ["dedup", "url_duplicates", 3], ["dedup", "exact_duplicates", 0],
                             ["dedup", "near_duplicates", 4]]
     assert "ingest:not_html" in page
+
+
+def test_report_command_rebuilds_from_the_run_folder(tmp_path, capsys):
+    from corpus_pipeline.cli import main
+
+    assert main(["report", str(tmp_path / "nope")]) == 2
+    assert "no such run folder" in capsys.readouterr().err
+    run = RunFolder(tmp_path / "run")
+    _commit(run, run.iteration(1, "seed"), {"seed_positives": 7, "seed_added": 0})
+    _commit(run, run.iteration(1, "collected"), {"collected_pages": 2, "collected_tokens": 20,
+                                                 "overlap_with_previous": None, "new_pages": 2})
+    assert main(["report", str(tmp_path / "run")]) == 0
+    out = capsys.readouterr().out
+    assert "| 1 | 2 | 20 |" in out                      # the Markdown summary is printed
+    s = json.loads((tmp_path / "run" / "report" / "summary.json").read_text())
+    assert s["stopped_because"] is None and s["iterations"][0]["seed_positives"] == 7
+    assert (tmp_path / "run" / "report" / "index.html").exists()
