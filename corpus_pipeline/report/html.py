@@ -12,6 +12,15 @@ def _esc(x) -> str:
     return html.escape(str(x))
 
 
+def compact(v: float) -> str:
+    """Axis numbers that fit the margin: 173,945 -> 174k."""
+    if v >= 1e6:
+        return f"{v / 1e6:.1f}M"
+    if v >= 1e4:
+        return f"{v / 1e3:.0f}k"
+    return f"{v:,.0f}"
+
+
 def _axis(ymax: float, fmt) -> str:
     out = []
     for k in range(5):
@@ -22,7 +31,7 @@ def _axis(ymax: float, fmt) -> str:
     return "".join(out)
 
 
-def bar_chart(title: str, labels: list, values: list, fmt=lambda v: f"{v:,.0f}") -> str:
+def bar_chart(title: str, labels: list, values: list, fmt=compact) -> str:
     if not values:
         return f"<figure><figcaption>{_esc(title)}</figcaption><p>no data</p></figure>"
     ymax = max(max(values), 1e-9)
@@ -88,6 +97,13 @@ def drop_rows(s: dict) -> list[list]:
     return rows
 
 
+def _decon_sentence(fin: dict) -> str:
+    if fin.get("pages_removed_by_decontamination") is None:
+        return "not decontaminated (no --benchmarks)"
+    return (f"decontamination removed {fin['pages_removed_by_decontamination']} pages and "
+            f"{fin.get('segments_removed')} segments")
+
+
 def _pct(x) -> str:
     return "–" if x is None else f"{x:.1%}"
 
@@ -145,8 +161,7 @@ def render_html(s: dict) -> str:
 <h2>Iterations</h2>{table}
 <h2>Charts</h2>{''.join(charts)}
 <h2>Final corpus</h2>
-<p>{_esc(fin.get('pages'))} pages, {_esc(fin.get('tokens'))} tokens; decontamination removed
-{_esc(fin.get('pages_removed_by_decontamination'))} pages and {_esc(fin.get('segments_removed'))} segments.</p>
+<p>{_esc(fin.get('pages'))} pages, {_esc(fin.get('tokens'))} tokens; {_esc(_decon_sentence(fin))}.</p>
 {_table(['benchmark', 'removed'], decon_rows) if decon_rows else ''}
 <h2>Top flagged domains</h2>{_table(['iteration', 'domain', 'pages', 'collected', 'fraction'], dom_rows)}
 <h2>Marked path prefixes</h2>{_table(['iteration', 'prefix'], mark_rows)}

@@ -23,9 +23,9 @@ def render_markdown(s: dict) -> str:
             f"{_p(c.get('precision'))}/{_p(c.get('recall'))}/{_p(c.get('f1'))} | "
             f"{_p(it['true_precision'], True)} | {_p(it['true_recall'], True)} |")
     f = s.get("final") or {}
-    lines += ["", f"final corpus: {f.get('pages')} pages, {f.get('tokens')} tokens; "
-                  f"decontamination removed {f.get('pages_removed_by_decontamination')} pages and "
-                  f"{f.get('segments_removed')} segments"]
+    from .html import _decon_sentence
+
+    lines += ["", f"final corpus: {f.get('pages')} pages, {f.get('tokens')} tokens; {_decon_sentence(f)}"]
     if s.get("marked_file"):
         lines += ["", f"waiting for annotation: mark `{s['marked_file']}` and run the same command again"]
     return "\n".join(lines) + "\n"
