@@ -62,11 +62,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     try:
         cfg = load_config(args.config, args.overrides)
         if args.dry_run:
+            # valid TOML as a whole (the plan is comments): `--dry-run > my.toml` starts a config file
             print("# resolved configuration")
             print(cfg.to_toml())
             print("# plan")
             for line in mod.plan(args, cfg):
-                print(f"- {line}")
+                print(f"# - {line}")
             return 0
         return int(mod.run(args, cfg) or 0)
     except (ConfigError, UsageError) as e:

@@ -76,6 +76,9 @@ def test_cli_dry_run_prints_config_and_exit_codes(capsys, tmp_path):
     assert main(["report", str(tmp_path), "--dry-run", "--set", "classifier.dim=77"]) == 0
     out = capsys.readouterr().out
     assert "dim = 77" in out and "[decontam]" in out
+    import tomllib
+
+    assert config_from_dict(tomllib.loads(out)).classifier.dim == 77    # the output is a usable config file
     assert main(["report", str(tmp_path), "--set", "classifier.dim=x"]) == 2
     assert "classifier.dim" in capsys.readouterr().err
     assert main(["no-such-command"]) == 2
