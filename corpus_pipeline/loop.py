@@ -302,18 +302,10 @@ class Loop:
         if self.run.is_committed(path):
             return
         added = pages_under_marks(self.spark, pages, collected, marks, i)
-        merged, fresh = grow_seed(seed, added)
-        cached = {}
-
-        def make():
-            return merged
-
-        def counts(df):
-            n = df.count()
-            cached["added"] = df.where(f"added_in = {i + 1}").count()
-            return {"seed_positives": n, "seed_added": cached["added"]}
-
-        res = self._write_stage(path, make, schemas.SEED, counts)
+        merged, _fresh = grow_seed(seed, added)
+        res = self._write_stage(path, lambda: merged, schemas.SEED,
+                                lambda df: {"seed_positives": df.count(),
+                                            "seed_added": df.where(f"added_in = {i + 1}").count()})
         self.say(f"iteration {i}: path step adds {res.counts.get('seed_added')} pages to the seed of "
                  f"iteration {i + 1}")
 
@@ -336,11 +328,7 @@ class Loop:
         if not self.inp.benchmarks:
             def build(staging):
                 write_table(corpus, staging, schemas.FINAL_CORPUS)
-                df = self._read(staging, schemas.FINAL_CORPUS)
-                from pyspark.sql import functions as F
-
-                r = df.agg(F.count("*").alias("n"), F.coalesce(F.sum("n_tokens"), F.lit(0)).alias("t")).first()
-                return {"pages": int(r["n"]), "tokens": int(r["t"]),
+                return {**_corpus_counts(self._read(staging, schemas.FINAL_CORPUS)),
                         "pages_removed_by_decontamination": None, "segments_removed": None}
 
             res = run.stage(target, build, config=cfg_record, log=self.say)
@@ -357,18 +345,14 @@ class Loop:
                 return {"rows": self._read(staging, schemas.CONTAMINATION).count()}
 
             def build(staging):
-                from pyspark.sql import functions as F
-
                 result = state.get("r") or decontaminate_df(self.spark, corpus, self.inp.benchmarks,
                                                              self.cfg.decontam)
                 state["r"] = result
                 write_table(result.corpus, staging, schemas.FINAL_CORPUS)
-                df = self._read(staging, schemas.FINAL_CORPUS)
-                r = df.agg(F.count("*").alias("n"), F.coalesce(F.sum("n_tokens"), F.lit(0)).alias("t")).first()
                 contam = self._read(run.final("contamination"), schemas.CONTAMINATION)
                 removed = contam.where("action = 'page_removed'").select("page_id").distinct().count()
                 segs = contam.where("action = 'segment_removed'").count()
-                return {"pages": int(r["n"]), "tokens": int(r["t"]),
+                return {**_corpus_counts(self._read(staging, schemas.FINAL_CORPUS)),
                         "pages_removed_by_decontamination": int(removed), "segments_removed": int(segs),
                         "decontam": result.counts}
 
@@ -400,6 +384,13 @@ class Loop:
         self.final(i)
         self.run.write_json(self.run.path("loop.json"), state)
         return LoopOutcome(reason, i)
+
+
+def _corpus_counts(df) -> dict:
+    from pyspark.sql import functions as F
+
+    r = df.agg(F.count("*").alias("n"), F.coalesce(F.sum("n_tokens"), F.lit(0)).alias("t")).first()
+    return {"pages": int(r["n"]), "tokens": int(r["t"])}
 
 
 def _domain_counts(df) -> dict:
