@@ -26,7 +26,6 @@ Three parts:
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
 import os
 import re
@@ -38,6 +37,7 @@ from typing import Iterable, Optional
 import numpy as np
 
 from .errors import InputFileError
+from .text import TokenHashCache, blake64
 
 # ---------------------------------------------------------------- actions and reasons
 SEGMENT_REMOVED = "segment_removed"
@@ -63,8 +63,8 @@ _M2 = np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 
 _is_nfkc = unicodedata.is_normalized
-_TOKEN_HASH: dict = {}
-_TOKEN_HASH_MAX = 300_000   # about 50 MB per Python worker
+_TOKEN_HASH = TokenHashCache(300_000)   # about 50 MB per Python worker
+_TOKEN_HASH_MAX = _TOKEN_HASH.max_size
 
 
 def _fold(tok: str) -> tuple | list:
@@ -88,13 +88,7 @@ def _tokens(rx, text: str) -> list[str]:
 
 
 def token_hash(tok: str) -> int:
-    h = _TOKEN_HASH.get(tok)
-    if h is None:
-        if len(_TOKEN_HASH) >= _TOKEN_HASH_MAX:
-            _TOKEN_HASH.clear()
-        h = int.from_bytes(hashlib.blake2b(tok.encode("utf-8"), digest_size=8).digest(), "little")
-        _TOKEN_HASH[tok] = h
-    return h
+    return _TOKEN_HASH.hash(tok)
 
 
 def token_hashes(toks: list[str]) -> np.ndarray:
@@ -105,7 +99,7 @@ def token_hashes(toks: list[str]) -> np.ndarray:
         _TOKEN_HASH.clear()
         missing = set(toks)
     for t in missing:
-        _TOKEN_HASH[t] = int.from_bytes(hashlib.blake2b(t.encode("utf-8"), digest_size=8).digest(), "little")
+        _TOKEN_HASH[t] = blake64(t)
     return np.fromiter(map(_TOKEN_HASH.__getitem__, toks), dtype=np.uint64, count=len(toks))
 
 

@@ -1,6 +1,7 @@
 """Text helpers shared by stages (pure)."""
 from __future__ import annotations
 
+import hashlib
 import re
 
 # CJK ideographs (incl. extensions A/B...), kana, hangul: each character is one token.
@@ -31,3 +32,25 @@ def cjk_share(text: str) -> float:
         return 0.0
     n = len(_CJK.findall(text))
     return n / max(1, len(text.replace(" ", "")))
+
+
+def blake64(tok: str) -> int:
+    """Stable 64-bit hash of a token (8-byte BLAKE2b, little-endian): the same in every process."""
+    return int.from_bytes(hashlib.blake2b(tok.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+class TokenHashCache(dict):
+    """token -> :func:`blake64`, bounded: emptied when it reaches ``max_size`` entries
+    (one per Python worker; tokens repeat a lot across pages)."""
+
+    def __init__(self, max_size: int):
+        super().__init__()
+        self.max_size = max_size
+
+    def hash(self, tok: str) -> int:
+        h = self.get(tok)
+        if h is None:
+            if len(self) >= self.max_size:
+                self.clear()
+            h = self[tok] = blake64(tok)
+        return h

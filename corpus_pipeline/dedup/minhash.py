@@ -40,7 +40,7 @@ from typing import Iterable, Iterator, Optional, Sequence
 
 import numpy as np
 
-from ..text import CJK_RANGES
+from ..text import CJK_RANGES, TokenHashCache
 
 SCHEME = "affine32"          # pinned: see module docstring / FACTS.md
 _BATCH = 8192                # shingles per update_batch call (bounds memory on huge documents)
@@ -96,18 +96,8 @@ def _fmix64(h: np.ndarray) -> np.ndarray:
     return h ^ (h >> _S33)
 
 
-_token_cache: dict[str, int] = {}
-_TOKEN_CACHE_MAX = 1_000_000
-
-
-def _token_hash(tok: str) -> int:
-    h = _token_cache.get(tok)
-    if h is None:
-        if len(_token_cache) >= _TOKEN_CACHE_MAX:
-            _token_cache.clear()
-        h = int.from_bytes(hashlib.blake2b(tok.encode("utf-8"), digest_size=8).digest(), "little")
-        _token_cache[tok] = h
-    return h
+_token_cache = TokenHashCache(1_000_000)
+_token_hash = _token_cache.hash
 
 
 def shingle_ids_from_tokens(toks: Sequence[str], k: int = 5, unique: bool = True) -> np.ndarray:
