@@ -103,7 +103,7 @@ class Loop:
     def _read(self, path: str, ddl: str):
         from .spark.io import read_table
 
-        return read_table(self.spark, path, ddl)
+        return read_table(self.spark, self.run.data(path), ddl)
 
     def _write_stage(self, path: str, make_df: Callable[[], object], ddl: str, counts: Callable[[object], dict],
                      config: Optional[dict] = None):
@@ -196,7 +196,7 @@ class Loop:
 
         self.say(f"iteration {i}: scoring pages")
         self._write_stage(run.iteration(i, "scores"),
-                          lambda: score_pages(self.spark, pages, model_dir, cfg.classifier), schemas.SCORES,
+                          lambda: score_pages(self.spark, pages, run.data(model_dir), cfg.classifier), schemas.SCORES,
                           lambda df: {"pages_scored": df.count(), "histogram": score_histogram(df)})
         scores = self._read(run.iteration(i, "scores"), schemas.SCORES)
 

@@ -102,6 +102,15 @@ class RunFolder:
             return None
         return json.loads(self.fs.read_text(m))
 
+    def data(self, path: str) -> str:
+        """The folder that holds the committed data of the stage at ``path``.
+
+        Every reader of a stage's output (tables, the model file) goes through
+        this, so the commit protocol can change where data lives without
+        touching readers.  Today the data lives at ``path`` itself.
+        """
+        return path
+
     def counts(self, path: str) -> dict:
         m = self.marker(path)
         return dict(m["counts"]) if m else {}
