@@ -305,7 +305,7 @@ def train_and_evaluate(pos_texts: Sequence[str], neg_texts: Sequence[str], cfg: 
         local_target = os.path.join(fsmod.local_path(model_dir), MODEL_FILE)
     t0 = time.perf_counter()
     model = train_model(pos_tr, neg_tr, cfg, random_seed,
-                        save_to=local_target + ".tmp" if local_target else None)
+                        save_to=local_target)   # in the stage's attempt folder: the commit marker makes it final
     train_s = time.perf_counter() - t0
     held = pos_ho + neg_ho
     if pos_ho and neg_ho:
@@ -327,7 +327,6 @@ def train_and_evaluate(pos_texts: Sequence[str], neg_texts: Sequence[str], cfg: 
                                                   "balance_classes")},
     }
     if local_target:
-        os.replace(local_target + ".tmp", local_target)
         metrics["model_bytes"] = os.path.getsize(local_target)
     elif model_dir is not None:
         metrics["model_bytes"] = save_model(model, model_dir, spark)
@@ -337,7 +336,7 @@ def train_and_evaluate(pos_texts: Sequence[str], neg_texts: Sequence[str], cfg: 
 
 
 def save_model(model, model_dir: str, spark=None) -> int:
-    """Write ``model_dir/model.bin`` (atomically); returns its size in bytes."""
+    """Write ``model_dir/model.bin`` (in place, no rename); returns its size in bytes."""
     from . import fs as fsmod
 
     target = fsmod.join(model_dir, MODEL_FILE)
@@ -345,9 +344,7 @@ def save_model(model, model_dir: str, spark=None) -> int:
     fs.mkdirs(model_dir)
     if fsmod.is_local(model_dir):
         local = fsmod.local_path(target)
-        tmp = local + ".tmp"
-        model.save_model(tmp)
-        os.replace(tmp, local)
+        model.save_model(local)
         return os.path.getsize(local)
     d = tempfile.mkdtemp(prefix="ft_model_")
     try:

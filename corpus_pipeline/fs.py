@@ -4,6 +4,13 @@ Local paths (and ``file://``) use the OS; any other scheme (``hdfs://``,
 ``gs://``, ``s3a://``, ``abfs://`` ...) goes through Hadoop's FileSystem API in
 the active SparkSession's JVM, so run folders work on cluster filesystems.
 Run outputs are only ever touched through :func:`get_fs`.
+
+No write here renames anything: a file is written where it stays, with one
+plain write (one PUT on an object store, where a rename would be a copy).  A
+write cut short can leave a truncated file; the run folder never depends on a
+file being whole except through its commit marker, which is JSON and treated
+as missing when it does not parse (:mod:`corpus_pipeline.runfolder`).
+``rename`` exists for callers outside the run folder's commit path.
 """
 from __future__ import annotations
 
@@ -60,13 +67,13 @@ class LocalFS:
         return Path(local_path(uri)).read_bytes()
 
     def write_bytes(self, uri: str, data: bytes) -> None:
-        """Atomic: written beside the target, then renamed over it."""
+        """Written in place (no temporary file, no rename), flushed to disk."""
         p = Path(local_path(uri))
         p.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
+        with open(p, "wb") as f:
             f.write(data)
-        os.replace(tmp, p)
+            f.flush()
+            os.fsync(f.fileno())
 
     def read_text(self, uri: str) -> str:
         return self.read_bytes(uri).decode("utf-8")
@@ -83,8 +90,7 @@ class LocalFS:
         if os.path.abspath(local) == os.path.abspath(dst):
             return
         os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
-        shutil.copyfile(local, dst + ".tmp")
-        os.replace(dst + ".tmp", dst)
+        shutil.copyfile(local, dst)
 
 
 class HadoopFS:
@@ -92,8 +98,8 @@ class HadoopFS:
 
     Behaves like :class:`LocalFS`: missing files raise ``FileNotFoundError``,
     ``listdir`` of a file is empty, local paths are this process's (relative ones
-    resolved against its working folder, not the JVM's), writes go to a hidden
-    temporary file beside the target that readers skip, then are renamed over it.
+    resolved against its working folder, not the JVM's), writes create the target
+    directly (overwriting it; no temporary file, no rename).
     """
 
     def __init__(self, spark=None):
@@ -165,17 +171,12 @@ class HadoopFS:
             stream.close()
 
     def write_bytes(self, uri: str, data: bytes) -> None:
-        import uuid
-
-        parent, _, name = uri.rstrip("/").rpartition("/")
-        tmp = f"{parent}/.{name}.{uuid.uuid4().hex[:8]}.tmp"  # hidden: Hadoop/Spark readers skip it
         fs = self._fs(uri)
-        out = fs.create(self._path(tmp), True)
+        out = fs.create(self._path(uri), True)     # overwrite; on object stores one PUT at close()
         try:
             out.write(bytearray(data))
         finally:
             out.close()
-        self.rename(tmp, uri)
 
     def read_text(self, uri: str) -> str:
         return self.read_bytes(uri).decode("utf-8")

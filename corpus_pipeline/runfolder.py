@@ -1,25 +1,41 @@
-"""The run folder of the contract, with one atomic commit per stage output.
+"""The run folder of the contract, with one commit per stage output and no renames.
 
 Layout::
 
     RUN/pages/  RUN/pages_skips/  RUN/pages_duplicates/
-    RUN/iter=001/{seed,model,scores,collected,domains,annotations}/
+    RUN/ingest/{extract/batch=NNNNN,url_dedup,exact_dedup,near_dedup}/   (ingest's own steps)
+    RUN/iter=001/{seed,model,scores,collected,eval,domains,prefixes,annotations}/
     RUN/final/{corpus,contamination}/
     RUN/report/
 
-Commit protocol (works on local disks, HDFS and object stores):
+Commit protocol (the same on local disks, HDFS and object stores; nothing is
+ever renamed, because on S3, GCS or ABFS a rename is a copy of every object
+and not atomic):
 
-1. the stage writes everything into ``<output>.inprogress-<token>``;
-2. that folder is renamed to ``<output>`` (any stale, uncommitted ``<output>``
-   is deleted first);
-3. ``<output>/_COMMIT.json`` is written last: the stage's resolved config,
-   its counts (computed from the written data, so Spark task retries cannot
-   double-count them) and a timestamp.
+1. an attempt writes everything into ``<output>/attempt=<token>/``, where it
+   stays (``token`` sorts by start time and is unique);
+2. ``<output>/_COMMIT.json`` is written last, with one plain write (a single
+   object PUT on object stores): the stage's resolved config, the settings
+   that shaped it, its counts (computed from the written data or from counts
+   rows that are data, so Spark task retries cannot double-count them), a
+   timestamp and the ``attempt`` token.  The marker is the only thing that says
+   which attempt is valid; a marker that is missing or not valid JSON (a write
+   cut short) means "not committed";
+3. after the commit, every other ``attempt=*`` folder of that output is
+   removed; a new attempt of an uncommitted stage first removes the leftovers
+   of failed ones.
 
-A stage is finished only when its ``_COMMIT.json`` exists.  Anything else
-(an ``.inprogress`` folder or an output without the marker) is leftover of an
-interrupted attempt: :meth:`RunFolder.stage` deletes it and runs the stage
-again, so a rerun never mistakes half-written output for finished work.
+Readers never read ``<output>`` itself (Spark's partition discovery would see
+every ``attempt=`` folder as a partition): :meth:`RunFolder.data` returns the
+committed attempt folder.  A marker without ``attempt`` (the annotations
+folder, which a person edits in place and :meth:`RunFolder.commit_in_place`
+commits, or a run folder written before attempts existed) means the data lives
+at ``<output>`` itself.
+
+Spark writes each attempt's Parquet files through the Hadoop output committer
+configured for the filesystem; on S3 use the S3A *magic* committer or EMRFS's
+S3-optimized committer (see the README), so that the files of an attempt are
+not renamed either.
 """
 from __future__ import annotations
 
@@ -32,6 +48,26 @@ from typing import Any, Callable, Optional
 from . import fs as fsmod
 
 MARKER = "_COMMIT.json"
+ATTEMPT = "attempt="      # attempt folders: <output>/attempt=<token>/
+
+
+def committed_data(path: str, spark=None) -> str:
+    """Where the committed data of the stage folder ``path`` lives (see :meth:`RunFolder.data`).
+
+    Raises ``FileNotFoundError`` for a folder holding attempt folders but no valid
+    marker: reading it would mix failed attempts.
+    """
+    fs = fsmod.get_fs(path, spark)
+    m = fsmod.join(path, MARKER)
+    try:
+        marker = json.loads(fs.read_text(m))
+    except (FileNotFoundError, ValueError):
+        marker = None
+    if isinstance(marker, dict) and marker.get("attempt"):
+        return fsmod.join(path, ATTEMPT + str(marker["attempt"]))
+    if marker is None and any(e.startswith(ATTEMPT) for e in fs.listdir(path)):
+        raise FileNotFoundError(f"{path}: stage not committed (only unfinished attempts)")
+    return path
 
 
 @dataclass
@@ -94,35 +130,66 @@ class RunFolder:
 
     # ------------------------------------------------------------ commits
     def is_committed(self, path: str) -> bool:
-        return self.fs.exists(fsmod.join(path, MARKER))
+        return self.marker(path) is not None
 
     def marker(self, path: str) -> Optional[dict]:
+        """The commit marker of the stage at ``path``; None when it is missing or unreadable
+        (a marker write cut short is not a commit)."""
         m = fsmod.join(path, MARKER)
-        if not self.fs.exists(m):
+        try:
+            data = json.loads(self.fs.read_text(m))
+        except (FileNotFoundError, ValueError):
             return None
-        return json.loads(self.fs.read_text(m))
+        return data if isinstance(data, dict) else None
 
     def data(self, path: str) -> str:
         """The folder that holds the committed data of the stage at ``path``.
 
         Every reader of a stage's output (tables, the model file) goes through
-        this, so the commit protocol can change where data lives without
-        touching readers.  Today the data lives at ``path`` itself.
+        this: the committed ``attempt=`` folder named by the marker, or ``path``
+        itself when the marker names none (folders committed in place) or the
+        stage is not committed (a build reading its own attempt folder).
         """
+        m = self.marker(path)
+        if m and m.get("attempt"):
+            return fsmod.join(path, ATTEMPT + str(m["attempt"]))
         return path
+
+    def attempts(self, path: str) -> list[str]:
+        """Tokens of the attempt folders under ``path``, oldest first."""
+        return [e[len(ATTEMPT):] for e in self.fs.listdir(path) if e.startswith(ATTEMPT)]
 
     def counts(self, path: str) -> dict:
         m = self.marker(path)
         return dict(m["counts"]) if m else {}
 
     def clean_partial(self, path: str) -> None:
-        """Remove leftovers of an interrupted attempt at ``path``."""
+        """Remove leftovers of failed attempts at ``path``: every attempt folder the
+        marker does not name (all of them, and anything else, when uncommitted)."""
         parent, name = path.rsplit("/", 1)
-        for entry in self.fs.listdir(parent):
+        for entry in self.fs.listdir(parent):     # the old protocol's staging folders
             if entry.startswith(name + ".inprogress-"):
                 self.fs.delete(fsmod.join(parent, entry))
-        if self.fs.exists(path) and not self.is_committed(path):
-            self.fs.delete(path)
+        m = self.marker(path)
+        if m is None:
+            if self.fs.exists(path):
+                self.fs.delete(path)
+            return
+        keep = m.get("attempt")
+        for token in self.attempts(path):
+            if token != keep:
+                self.fs.delete(fsmod.join(path, ATTEMPT + token))
+
+    def invalidate(self, path: str) -> None:
+        """Forget the stage at ``path``: its marker first (so a crash in between leaves
+        an uncommitted stage, never a half-deleted committed one), then its data."""
+        self.fs.delete(fsmod.join(path, MARKER))
+        self.fs.delete(path)
+
+    def new_attempt(self, path: str) -> str:
+        token = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:8]
+        attempt = fsmod.join(path, ATTEMPT + token)
+        return attempt
 
     def stage(
         self,
@@ -131,40 +198,39 @@ class RunFolder:
         config: Optional[dict] = None,
         force: bool = False,
         log: Callable[[str], Any] = print,
+        settings: Optional[dict] = None,
     ) -> StageResult:
-        """Run ``build(staging_dir) -> counts`` once and commit its output at ``path``.
+        """Run ``build(attempt_dir) -> counts`` once and commit its output at ``path``.
 
         Already committed: nothing runs and the recorded counts are returned.
+        ``force`` builds a new attempt; the committed one stays valid until the
+        new marker replaces it.  ``settings`` (dotted config keys -> values that
+        shaped the result) is recorded for :mod:`corpus_pipeline.stages`.
         """
         if self.is_committed(path) and not force:
             m = self.marker(path) or {}
             log(f"[skip] {self._rel(path)} already committed")
             return StageResult(path, dict(m.get("counts", {})), dict(m.get("config", {})), True)
         self.clean_partial(path)
-        if force and self.fs.exists(path):
-            self.fs.delete(path)
-        parent = path.rsplit("/", 1)[0]
-        self.fs.mkdirs(parent)
-        staging = f"{path}.inprogress-{uuid.uuid4().hex[:8]}"
+        attempt = self.new_attempt(path)
         t0 = time.time()
-        counts = build(staging) or {}
-        if not self.fs.exists(staging):
-            self.fs.mkdirs(staging)
-        self.fs.rename(staging, path)
-        marker = {
-            "stage": self._rel(path),
-            "config": config or {},
-            "counts": counts,
-            "seconds": round(time.time() - t0, 3),
-            "committed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        }
-        self.fs.write_text(fsmod.join(path, MARKER), json.dumps(marker, indent=2, sort_keys=True, default=str))
+        counts = build(attempt) or {}
+        if not self.fs.exists(attempt):
+            self.fs.mkdirs(attempt)
+        self._write_marker(path, config, counts, settings, attempt=attempt.rsplit("/", 1)[1][len(ATTEMPT):],
+                           seconds=round(time.time() - t0, 3))
+        self.clean_partial(path)
         return StageResult(path, counts, config or {}, False)
 
-    def commit_in_place(self, path: str, counts: dict, config: Optional[dict] = None) -> None:
+    def commit_in_place(self, path: str, counts: dict, config: Optional[dict] = None,
+                        settings: Optional[dict] = None) -> None:
         """Commit a folder whose files were written in place (the annotation worksheet,
         which a person edits between two runs): only the marker makes it final."""
+        self._write_marker(path, config, counts, settings)
+
+    def _write_marker(self, path: str, config, counts, settings, **extra) -> None:
         marker = {"stage": self._rel(path), "config": config or {}, "counts": counts,
+                  "settings": settings or {}, **extra,
                   "committed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         self.fs.write_text(fsmod.join(path, MARKER), json.dumps(marker, indent=2, sort_keys=True, default=str))
 

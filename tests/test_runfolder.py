@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from corpus_pipeline.runfolder import MARKER, RunFolder
+from corpus_pipeline.runfolder import ATTEMPT, MARKER, RunFolder, committed_data
 
 
 def _write(staging, name="part-0", data=b"x"):
@@ -19,7 +19,11 @@ def test_commit_writes_marker_with_config_and_counts(tmp_path):
     assert not res.skipped and res.counts == {"pages": 3}
     marker = json.loads((tmp_path / "run" / "pages" / MARKER).read_text())
     assert marker["config"] == {"a": 1} and marker["counts"] == {"pages": 3}
-    assert (tmp_path / "run" / "pages" / "part-0").read_bytes() == b"x"
+    # the data stays in the attempt folder it was written to; the marker names it
+    (attempt,) = [p.name for p in (tmp_path / "run" / "pages").iterdir() if p.name != MARKER]
+    assert attempt == ATTEMPT + marker["attempt"]
+    assert run.data(run.pages) == f"{run.pages}/{attempt}"
+    assert (tmp_path / "run" / "pages" / attempt / "part-0").read_bytes() == b"x"
     assert run.counts(run.pages) == {"pages": 3}
 
 
@@ -38,26 +42,86 @@ def test_committed_stage_is_skipped_on_rerun(tmp_path):
     assert res.skipped and res.counts == {"n": 1}      # counts come from the marker, not recounted
 
 
-def test_interrupted_stage_is_not_mistaken_for_finished(tmp_path):
+def test_failed_attempts_are_not_mistaken_for_finished_and_are_removed(tmp_path):
     run = RunFolder(tmp_path / "run")
     target = run.iteration(2, "collected")
+    seen = []
 
     def crash(s):
+        seen.append(s)
         _write(s, data=b"half")
         raise RuntimeError("killed")
 
-    with pytest.raises(RuntimeError):
-        run.stage(target, crash, log=lambda m: None)
-    assert not run.is_committed(target)
-    leftovers = [p.name for p in (tmp_path / "run" / "iter=002").iterdir()]
-    assert any(n.startswith("collected.inprogress-") for n in leftovers)
+    for _ in range(2):
+        with pytest.raises(RuntimeError):
+            run.stage(target, crash, log=lambda m: None)
+        assert not run.is_committed(target)
+        assert run.data(target) == target            # nothing committed: no attempt is the data
+        with pytest.raises(FileNotFoundError, match="not committed"):
+            committed_data(target)                    # a table reader refuses to mix failed attempts
+    # the second attempt removed the first one's leftovers before writing
+    assert len(run.attempts(target)) == 1 and seen[0] != seen[1]
 
-    # an output folder without marker (crash between rename and marker) is also redone
-    _write(target, data=b"stale")
     res = run.stage(target, lambda s: (_write(s, data=b"good"), {"ok": 1})[1], log=lambda m: None)
     assert not res.skipped
-    assert (tmp_path / "run" / "iter=002" / "collected" / "part-0").read_bytes() == b"good"
+    assert len(run.attempts(target)) == 1                 # leftovers gone after the commit
+    with open(f"{run.data(target)}/part-0", "rb") as f:
+        assert f.read() == b"good"
+    assert committed_data(target) == run.data(target)
     assert sorted(p.name for p in (tmp_path / "run" / "iter=002").iterdir()) == ["collected"]
+
+
+def test_forced_attempt_replaces_the_committed_one_only_at_commit(tmp_path):
+    run = RunFolder(tmp_path / "run")
+    target = run.iteration(1, "model")
+    run.stage(target, lambda s: (_write(s, data=b"v1"), {"v": 1})[1], log=lambda m: None)
+    first = run.data(target)
+
+    def crash(s):
+        _write(s, data=b"v2-half")
+        raise RuntimeError("killed")
+
+    with pytest.raises(RuntimeError):
+        run.stage(target, crash, force=True, log=lambda m: None)
+    assert run.data(target) == first and run.counts(target) == {"v": 1}   # the old commit still holds
+    run.stage(target, lambda s: (_write(s, data=b"v2"), {"v": 2})[1], force=True, log=lambda m: None)
+    assert run.data(target) != first and run.counts(target) == {"v": 2}
+    assert run.attempts(target) == [run.data(target).rsplit("=", 1)[1]]
+
+
+def test_truncated_marker_is_not_a_commit(tmp_path):
+    run = RunFolder(tmp_path / "run")
+    target = run.iteration(1, "scores")
+    run.stage(target, lambda s: (_write(s), {"n": 1})[1], log=lambda m: None)
+    text = (tmp_path / "run" / "iter=001" / "scores" / MARKER).read_text()
+    (tmp_path / "run" / "iter=001" / "scores" / MARKER).write_text(text[: len(text) // 2])   # write cut short
+    assert not run.is_committed(target) and run.marker(target) is None
+    res = run.stage(target, lambda s: (_write(s, data=b"again"), {"n": 2})[1], log=lambda m: None)
+    assert not res.skipped and len(run.attempts(target)) == 1
+
+
+def test_in_place_commit_and_old_layout_read_from_the_folder_itself(tmp_path):
+    run = RunFolder(tmp_path / "run")
+    adir = run.iteration(1, "annotations")
+    _write(adir, "marked_paths.txt", b"a.org/q/\n")
+    run.commit_in_place(adir, {"marks": 1})
+    assert run.is_committed(adir) and run.data(adir) == adir and committed_data(adir) == adir
+
+
+def test_no_rename_in_a_commit(tmp_path, monkeypatch):
+    import os
+
+    def no_rename(*a, **k):
+        raise OSError("rename refused")
+
+    monkeypatch.setattr(os, "replace", no_rename)
+    monkeypatch.setattr(os, "rename", no_rename)
+    run = RunFolder(tmp_path / "run")
+    run.stage(run.pages, lambda s: (_write(s), {"pages": 1})[1], log=lambda m: None)
+    run.stage(run.pages, lambda s: (_write(s), {"pages": 2})[1], force=True, log=lambda m: None)
+    run.commit_in_place(run.iteration(1, "annotations"), {"marks": 0})
+    run.write_json(run.path("loop.json"), {"a": 1})
+    assert run.counts(run.pages) == {"pages": 2} and run.read_json(run.path("loop.json")) == {"a": 1}
 
 
 def test_iterations_listing(tmp_path):

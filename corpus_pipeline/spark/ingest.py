@@ -124,7 +124,6 @@ def run_ingest(spark, inputs: list[str], run: RunFolder, cfg: Config,
     work = run.path("_work", "ingest")
     staged_path = fsmod.join(work, "extracted")
     deduped_path = fsmod.join(work, "deduped")
-    kept_path = fsmod.join(work, "kept")
     ckpt = cfg.spark.checkpoint_dir or run.path("_checkpoints", "ingest")
     if fs.exists(work):
         fs.delete(work)
@@ -171,7 +170,6 @@ def run_ingest(spark, inputs: list[str], run: RunFolder, cfg: Config,
         kept, near_dups, near_counts = res.kept, res.duplicates, dict(res.counts or {})
     else:
         kept, near_dups = deduped, _empty(spark, schemas.DUPLICATES)
-    write_table(kept, kept_path, schemas.PAGES)
 
     # 5. commits: duplicates, skips, then pages (last: its marker means "ingest done")
     all_dups = read_table(spark, small_dups, schemas.DUPLICATES).unionByName(
@@ -195,7 +193,7 @@ def run_ingest(spark, inputs: list[str], run: RunFolder, cfg: Config,
     run.stage(run.pages_skips, build_skips, cfg.section("ingest"), force=True, log=log)
 
     def build_pages(staging: str) -> dict:
-        fs.rename(kept_path, staging)
+        write_table(kept, staging, schemas.PAGES)
         n_pages = read_table(spark, staging, schemas.PAGES).count()
         counts = dict(stats)
         counts.update({

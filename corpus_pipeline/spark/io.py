@@ -13,6 +13,12 @@ def struct(ddl: str):
 
 
 def read_table(spark, path: str, ddl: Optional[str] = None):
+    """Read the Parquet table at ``path``; a committed stage folder is read from its
+    committed attempt (never ``path`` itself, whose ``attempt=`` folders Spark's
+    partition discovery would read as partitions)."""
+    from ..runfolder import committed_data
+
+    path = committed_data(path, spark)
     reader = spark.read
     if ddl is not None:
         reader = reader.schema(struct(ddl))

@@ -41,8 +41,15 @@ def run_loop(crawl: Path, run: Path, *extra: str) -> subprocess.CompletedProcess
     return p
 
 
+def table(stage: Path):
+    """A committed stage's table, read from the attempt folder its marker names."""
+    from corpus_pipeline.runfolder import committed_data
+
+    return pq.read_table(committed_data(str(stage)))
+
+
 def corpus(run: Path) -> list[tuple]:
-    t = pq.read_table(run / "final" / "corpus")
+    t = table(run / "final" / "corpus")
     return sorted(zip(t.column("page_id").to_pylist(), t.column("text").to_pylist(),
                       t.column("first_iteration").to_pylist()))
 
@@ -132,7 +139,7 @@ def test_manual_annotation_pauses_and_resumes_with_the_marks(crawl, tmp_path):
     marked.write_text("\n".join(lines) + "\n")
 
     run_loop(crawl, run, "--annotate", "manual")
-    seed = pq.read_table(run / "iter=002" / "seed").to_pylist()
+    seed = table(run / "iter=002" / "seed").to_pylist()
     sources = {r["source"] for r in seed}
     assert f"path:{path}" in sources
     ann = json.loads((run / "iter=001" / "annotations" / "_COMMIT.json").read_text())
@@ -168,7 +175,7 @@ def test_rerun_with_benchmarks_decontaminates_the_final_corpus(crawl, straight_r
 
     run = tmp_path / "run"
     shutil.copytree(straight_run, run)
-    rows = pq.read_table(run / "final" / "corpus").to_pylist()
+    rows = table(run / "final" / "corpus").to_pylist()
     # a benchmark item that is one line of a collected page (>= 10 words): that line must go
     page = next(r for r in sorted(rows, key=lambda r: r["page_id"])
                 if any(len(ln.split()) >= 14 for ln in r["text"].splitlines()))
@@ -182,8 +189,8 @@ def test_rerun_with_benchmarks_decontaminates_the_final_corpus(crawl, straight_r
     assert after["iterations"] == before["iterations"]             # only the final stage was redone
     assert after["final"]["segments_removed"] >= 1
     assert after["final"]["pages_removed_by_decontamination"] is not None
-    out = {r["page_id"]: r["text"] for r in pq.read_table(run / "final" / "corpus").to_pylist()}
+    out = {r["page_id"]: r["text"] for r in table(run / "final" / "corpus").to_pylist()}
     assert page["page_id"] not in out or line not in out[page["page_id"]]
-    contam = pq.read_table(run / "final" / "contamination").to_pylist()
+    contam = table(run / "final" / "contamination").to_pylist()
     assert any(r["page_id"] == page["page_id"] and r["benchmark"] == "gsm8k" for r in contam)
     assert "already committed" in p.stdout

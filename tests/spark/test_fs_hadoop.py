@@ -116,7 +116,7 @@ def test_default_session_is_found(spark, base):
 
 
 def test_runfolder_stage_commit_through_hadoop(spark, base, monkeypatch):
-    """A whole stage commit (Spark-written Parquet, rename, marker) with every
+    """A whole stage commit (Spark-written Parquet in an attempt folder, marker) with every
     run-folder operation forced through HadoopFS."""
     from corpus_pipeline.runfolder import RunFolder
     from corpus_pipeline.spark.io import read_table, write_table
@@ -137,5 +137,7 @@ def test_runfolder_stage_commit_through_hadoop(spark, base, monkeypatch):
     rows = sorted(tuple(r) for r in read_table(spark, run.iteration(1, "scores"), ddl).collect())
     assert rows == [("a", 0.5), ("b", 0.9)]
     assert not any(".inprogress-" in n for n in run.fs.listdir(run.iter_dir(1)))
+    assert run.data(run.iteration(1, "scores")) != run.iteration(1, "scores")   # an attempt folder
+    assert len(run.attempts(run.iteration(1, "scores"))) == 1
     again = run.stage(run.iteration(1, "scores"), lambda s: pytest.fail("must not rebuild"))
     assert again.skipped
