@@ -42,6 +42,7 @@ class IngestConfig:
     keep_status: list = field(default_factory=lambda: [200])
     html_content_types: list = field(default_factory=lambda: ["text/html", "application/xhtml+xml"])
     files_per_task: int = 1                # WARC files per Spark task
+    files_per_commit: Optional[int] = None  # WARC files per committed extraction batch (None: 2 task waves)
     s3_endpoint_url: Optional[str] = None  # e.g. a loopback S3 server; None: AWS
     s3_anonymous_buckets: list = field(default_factory=lambda: ["commoncrawl"])
     s3_anonymous: Optional[bool] = None    # force unsigned (True) / signed (False) for every bucket
@@ -227,6 +228,8 @@ def _check_ranges(cfg: Config) -> None:
     need(cfg.ingest.max_page_bytes > 0, "ingest.max_page_bytes", "must be > 0")
     need(cfg.ingest.extract_timeout_s > 0, "ingest.extract_timeout_s", "must be > 0")
     need(cfg.ingest.files_per_task >= 1, "ingest.files_per_task", "must be >= 1")
+    need(cfg.ingest.files_per_commit is None or cfg.ingest.files_per_commit >= 1, "ingest.files_per_commit",
+         "must be >= 1 or unset")
     need(cfg.ingest.s3_max_attempts >= 1, "ingest.s3_max_attempts", "must be >= 1")
     need(cfg.ingest.file_attempts >= 1, "ingest.file_attempts", "must be >= 1")
     need(cfg.ingest.file_retry_backoff_s >= 0, "ingest.file_retry_backoff_s", "must be >= 0")

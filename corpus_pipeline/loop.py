@@ -31,6 +31,7 @@ from typing import Callable, Optional
 
 from . import fs as fsmod
 from . import schemas
+from . import stages as st
 from .config import Config
 from .errors import UsageError
 from .runfolder import RunFolder
@@ -50,6 +51,7 @@ class LoopInputs:
     benchmarks: Optional[str] = None
     annotate: Optional[str] = None        # None: config's annotate.mode
     max_iterations: Optional[int] = None  # None: config's loop.max_iterations
+    recompute: bool = False               # accept changed settings: redo the first stage they shape and after
 
 
 @dataclass
@@ -106,15 +108,40 @@ class Loop:
         return read_table(self.spark, self.run.data(path), ddl)
 
     def _write_stage(self, path: str, make_df: Callable[[], object], ddl: str, counts: Callable[[object], dict],
-                     config: Optional[dict] = None):
-        """Commit a table: ``make_df()`` written as Parquet, counts computed from the written data."""
+                     config: Optional[dict] = None, stage: Optional[st.Stage] = None):
+        """Commit a table: ``make_df()`` written as Parquet, counts computed from the written data;
+        the marker records the settings that shape ``stage``."""
         from .spark.io import write_table
 
         def build(staging: str) -> dict:
             write_table(make_df(), staging, ddl)
             return counts(self._read(staging, ddl))
 
-        return self.run.stage(path, build, config=config, log=self.say)
+        return self.run.stage(path, build, config=config, log=self.say, settings=self._settings(stage))
+
+    def _settings(self, stage: Optional[st.Stage]) -> Optional[dict]:
+        if stage is None:
+            return None
+        if stage in st.FINAL and not self.inp.benchmarks:
+            return {"benchmarks": None}                  # no decontamination: its settings shape nothing
+        return stage.settings(self.cfg, self._extra_settings(stage))
+
+    def _current_settings(self, stage: st.Stage) -> dict:
+        return self._settings(stage) or {}
+
+    def _extra_settings(self, stage: st.Stage) -> Optional[dict]:
+        """Settings of a stage that are not config keys (None: not applicable to this command)."""
+        if stage is st.EVAL:
+            return {"labels_digest": _file_digest(self.inp.labels)} if self.inp.labels else None
+        if stage in st.FINAL:
+            return {"benchmarks": self.inp.benchmarks}
+        return None
+
+    def check_settings(self) -> None:
+        """Refuse (exit 2) or, with ``recompute``, redo stages whose recorded settings changed."""
+        first = st.check_settings(self.run, self.cfg, self.inp.recompute, self._current_settings, log=self.say)
+        if first:
+            self.say(f"recomputing from {first}")
 
     def _check_run_identity(self) -> None:
         """A run folder belongs to one set of inputs: resuming with others would mix results."""
@@ -150,7 +177,7 @@ class Loop:
         from .spark.ingest import run_ingest
 
         self.say(f"ingest: {len(self.inp.inputs)} input argument(s) -> {self.run.pages}")
-        res = run_ingest(self.spark, list(self.inp.inputs), self.run, self.cfg)
+        res = run_ingest(self.spark, list(self.inp.inputs), self.run, self.cfg, log=self.say)
         c = res.counts
         self.say(f"ingest: {c.get('pages', '?')} pages kept" + (" (already committed)" if res.skipped else ""))
         return self._read(self.run.pages, schemas.PAGES)
@@ -167,7 +194,7 @@ class Loop:
         self.say(f"seed: {len(texts)} documents from {src}")
         self._write_stage(path, lambda: seed_corpus_df(self.spark, texts, 1), schemas.SEED,
                           lambda df: {"seed_positives": df.count(), "seed_added": 0},
-                          config={"seed_corpus": str(src)})
+                          config={"seed_corpus": str(src)}, stage=st.SEED)
 
     def iteration(self, i: int, pages, collected_before: list) -> tuple[Optional[str], object]:
         """Run iteration i; returns (stop reason or None, collected_df)."""
@@ -190,14 +217,16 @@ class Loop:
             return train_iteration(self.spark, pages, seed, staging, cfg.classifier,
                                    cfg.loop.random_seed + i, exclude_df=earlier)
 
-        m = run.stage(model_dir, train, config={"classifier": cfg.section("classifier")}, log=self.say).counts
+        m = run.stage(model_dir, train, config={"classifier": cfg.section("classifier")}, log=self.say,
+                      settings=self._settings(st.MODEL)).counts
         self.say(f"iteration {i}: classifier held-out precision={_f(m.get('precision'))} "
                  f"recall={_f(m.get('recall'))} f1={_f(m.get('f1'))}")
 
         self.say(f"iteration {i}: scoring pages")
         self._write_stage(run.iteration(i, "scores"),
                           lambda: score_pages(self.spark, pages, run.data(model_dir), cfg.classifier), schemas.SCORES,
-                          lambda df: {"pages_scored": df.count(), "histogram": score_histogram(df)})
+                          lambda df: {"pages_scored": df.count(), "histogram": score_histogram(df)},
+                          stage=st.SCORES)
         scores = self._read(run.iteration(i, "scores"), schemas.SCORES)
 
         previous = collected_before[-1][1] if collected_before else None
@@ -205,7 +234,7 @@ class Loop:
             run.iteration(i, "collected"),
             lambda: select_pages(self.spark, scores, pages, cfg.select), schemas.COLLECTED,
             lambda df: overlap_counts(df, previous, [d for _, d in collected_before]),
-            config={"select": cfg.section("select")})
+            config={"select": cfg.section("select")}, stage=st.COLLECTED)
         collected = self._read(run.iteration(i, "collected"), schemas.COLLECTED)
         c = res.counts
         self.say(f"iteration {i}: collected {c['collected_pages']} pages, {c['collected_tokens']} tokens, "
@@ -214,18 +243,16 @@ class Loop:
         labels = self.labels()
         if labels is not None:
             ev = run.iteration(i, "eval")
-            digest = _file_digest(self.inp.labels)
-            marker = run.marker(ev)
-            if marker and marker.get("config", {}).get("labels_digest") != digest:
-                run.fs.delete(ev)   # other labels than last time: measure again
+            digest = _file_digest(self.inp.labels)   # other labels than last time: check_settings redid it
             r = run.stage(ev, lambda staging: label_metrics(pages, collected, labels),
-                          config={"labels": self.inp.labels, "labels_digest": digest}, log=self.say)
+                          config={"labels": self.inp.labels, "labels_digest": digest}, log=self.say,
+                          settings=self._settings(st.EVAL))
             self.say(f"iteration {i}: true precision={_f(r.counts.get('true_precision'))} "
                      f"true recall={_f(r.counts.get('true_recall'))}")
 
         dres = self._write_stage(run.iteration(i, "domains"),
                                  lambda: domain_stats(self.spark, pages, collected, cfg.domains), schemas.DOMAINS,
-                                 _domain_counts, config={"domains": cfg.section("domains")})
+                                 _domain_counts, config={"domains": cfg.section("domains")}, stage=st.DOMAINS)
         self.say(f"iteration {i}: {dres.counts.get('flagged_domains')} of {dres.counts.get('domains')} "
                  f"domains flagged")
 
@@ -251,7 +278,7 @@ class Loop:
         domains = self._read(run.iteration(i, "domains"), schemas.DOMAINS)
         pres = self._write_stage(run.iteration(i, "prefixes"),
                                  lambda: prefix_stats(self.spark, pages, collected, domains, cfg.domains),
-                                 schemas.PREFIXES, lambda df: {"prefixes": df.count()})
+                                 schemas.PREFIXES, lambda df: {"prefixes": df.count()}, stage=st.PREFIXES)
         rows = [r.asDict() for r in self._read(run.iteration(i, "prefixes"), schemas.PREFIXES)
                 .orderBy("host", "prefix").collect()]        # flagged domains only: human-scale
         previous = self.previous_marks(i)
@@ -281,7 +308,8 @@ class Loop:
             by[m.decided_by] = by.get(m.decided_by, 0) + 1
         run.commit_in_place(adir, {"candidates": pres.counts.get("prefixes", 0), "marks": len(marks),
                                    "decided_by": by, "marked": [m.host + m.prefix for m in marks]},
-                            config={"mode": self.mode, "annotate": cfg.section("annotate")})
+                            config={"mode": self.mode, "annotate": cfg.section("annotate")},
+                            settings=self._settings(st.ANNOTATIONS) if self.mode == "auto" else None)
         self.say(f"iteration {i}: {len(marks)} path prefixes marked ({self.mode})")
         return marks
 
@@ -305,7 +333,8 @@ class Loop:
         merged, _fresh = grow_seed(seed, added)
         res = self._write_stage(path, lambda: merged, schemas.SEED,
                                 lambda df: {"seed_positives": df.count(),
-                                            "seed_added": df.where(f"added_in = {i + 1}").count()})
+                                            "seed_added": df.where(f"added_in = {i + 1}").count()},
+                                stage=st.SEED)
         self.say(f"iteration {i}: path step adds {res.counts.get('seed_added')} pages to the seed of "
                  f"iteration {i + 1}")
 
@@ -323,15 +352,15 @@ class Loop:
         if run.is_committed(target):
             marker = run.marker(target) or {}
             if marker.get("config") != json.loads(json.dumps(cfg_record)):
-                run.fs.delete(target)            # the loop went further, or benchmarks changed
-                run.fs.delete(run.final("contamination"))
+                run.invalidate(target)           # the loop went further, or benchmarks changed
+                run.invalidate(run.final("contamination"))
         if not self.inp.benchmarks:
             def build(staging):
                 write_table(corpus, staging, schemas.FINAL_CORPUS)
                 return {**_corpus_counts(self._read(staging, schemas.FINAL_CORPUS)),
                         "pages_removed_by_decontamination": None, "segments_removed": None}
 
-            res = run.stage(target, build, config=cfg_record, log=self.say)
+            res = run.stage(target, build, config=cfg_record, log=self.say, settings=self._settings(st.CORPUS))
         else:
             from .spark.decontam import decontaminate_df
 
@@ -356,8 +385,9 @@ class Loop:
                         "pages_removed_by_decontamination": int(removed), "segments_removed": int(segs),
                         "decontam": result.counts}
 
-            run.stage(run.final("contamination"), build_contam, config=cfg_record, log=self.say)
-            res = run.stage(target, build, config=cfg_record, log=self.say)
+            run.stage(run.final("contamination"), build_contam, config=cfg_record, log=self.say,
+                      settings=self._settings(st.CONTAMINATION))
+            res = run.stage(target, build, config=cfg_record, log=self.say, settings=self._settings(st.CORPUS))
         self.say(f"final corpus: {res.counts.get('pages')} pages, {res.counts.get('tokens')} tokens -> {target}")
         return res
 
@@ -365,6 +395,7 @@ class Loop:
     def execute(self) -> LoopOutcome:
         self.awaiting_file = None
         self._check_run_identity()
+        self.check_settings()
         pages = self.ingest().cache()
         self.first_seed()
         collected_before: list = []

@@ -24,6 +24,10 @@ SKIPS = "stage STRING, reason STRING, source STRING, count BIGINT"
 # Near-dedup sidecar: which page was removed in favour of which survivor.
 DUPLICATES = "page_id STRING, kept_page_id STRING, kind STRING, similarity DOUBLE"
 
+# RUN/ingest/{url,exact,near}_dedup: the rows one dedup step removed (warc_file and
+# warc_offset name the removed record: before URL dedup a page_id is not unique).
+DEDUP_REMOVED = DUPLICATES + ", warc_file STRING, warc_offset BIGINT"
+
 # RUN/iter=NNN/seed: the positives an iteration trains on.  text is an
 # extension (seed-corpus documents have no page to join to).
 SEED = "seed_id STRING, page_id STRING, source STRING, added_in INT, text STRING"

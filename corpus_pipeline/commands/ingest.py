@@ -8,6 +8,8 @@ def add_arguments(p) -> None:
     p.add_argument("--input", dest="inputs", nargs="+", action="extend", required=True, metavar="SRC",
                    help="WARC file, glob, directory, s3://bucket/key, s3://bucket/prefix/ or warc.paths(.gz) manifest")
     p.add_argument("--run", required=True, metavar="RUN", help="run folder (local path or Hadoop URI)")
+    p.add_argument("--recompute", action="store_true",
+                   help="accept changed settings: redo the first committed stage they shape and every later one")
 
 
 def plan(args, cfg) -> list[str]:
@@ -32,9 +34,11 @@ def run(args, cfg) -> int:
     from ..runfolder import RunFolder
     from ..spark.ingest import run_ingest, summarize
     from ..spark.session import get_spark
+    from ..stages import check_settings
 
     spark = get_spark(cfg.spark)
     rf = RunFolder(args.run, spark)
+    check_settings(rf, cfg, args.recompute)
     try:
         result = run_ingest(spark, args.inputs, rf, cfg)
     except NoInputError as e:

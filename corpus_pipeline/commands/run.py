@@ -11,13 +11,16 @@ def add_arguments(p) -> None:
     p.add_argument("--benchmarks", metavar="DIR", help="benchmark test sets for decontamination")
     p.add_argument("--annotate", choices=["auto", "manual"], help="path annotation mode (default: config)")
     p.add_argument("--max-iterations", type=int, metavar="N")
+    p.add_argument("--recompute", action="store_true",
+                   help="accept changed settings: redo the first committed stage they shape and every later one")
 
 
 def _inputs(args):
     from ..loop import LoopInputs
 
     return LoopInputs(inputs=args.input, run=args.run, seed_corpus=args.seed_corpus, labels=args.labels,
-                      benchmarks=args.benchmarks, annotate=args.annotate, max_iterations=args.max_iterations)
+                      benchmarks=args.benchmarks, annotate=args.annotate, max_iterations=args.max_iterations,
+                      recompute=args.recompute)
 
 
 def plan(args, cfg) -> list[str]:
