@@ -51,6 +51,16 @@ MARKER = "_COMMIT.json"
 ATTEMPT = "attempt="      # attempt folders: <output>/attempt=<token>/
 
 
+def read_marker(fs, path: str) -> Optional[dict]:
+    """The commit marker of the stage folder ``path``; None when it is missing or unreadable
+    (a marker write cut short is not a commit)."""
+    try:
+        data = json.loads(fs.read_text(fsmod.join(path, MARKER)))
+    except (OSError, ValueError):      # missing (or under a file), or cut short
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def committed_data(path: str, spark=None) -> str:
     """Where the committed data of the stage folder ``path`` lives (see :meth:`RunFolder.data`).
 
@@ -58,14 +68,10 @@ def committed_data(path: str, spark=None) -> str:
     marker: reading it would mix failed attempts.
     """
     fs = fsmod.get_fs(path, spark)
-    m = fsmod.join(path, MARKER)
-    try:
-        marker = json.loads(fs.read_text(m))
-    except (FileNotFoundError, ValueError):
-        marker = None
-    if isinstance(marker, dict) and marker.get("attempt"):
+    marker = read_marker(fs, path)
+    if marker and marker.get("attempt"):
         return fsmod.join(path, ATTEMPT + str(marker["attempt"]))
-    if marker is None and any(e.startswith(ATTEMPT) for e in fs.listdir(path)):
+    if not marker and any(e.startswith(ATTEMPT) for e in fs.listdir(path)):
         raise FileNotFoundError(f"{path}: stage not committed (only unfinished attempts)")
     return path
 
@@ -133,14 +139,7 @@ class RunFolder:
         return self.marker(path) is not None
 
     def marker(self, path: str) -> Optional[dict]:
-        """The commit marker of the stage at ``path``; None when it is missing or unreadable
-        (a marker write cut short is not a commit)."""
-        m = fsmod.join(path, MARKER)
-        try:
-            data = json.loads(self.fs.read_text(m))
-        except (FileNotFoundError, ValueError):
-            return None
-        return data if isinstance(data, dict) else None
+        return read_marker(self.fs, path)
 
     def data(self, path: str) -> str:
         """The folder that holds the committed data of the stage at ``path``.

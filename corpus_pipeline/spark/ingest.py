@@ -280,13 +280,22 @@ def run_ingest(spark, inputs: list[str], run: RunFolder, cfg: Config,
     def near(pages):
         from .minhash import near_dedup
 
-        res = near_dedup(spark, pages.select(*schemas.columns(schemas.PAGES)), cfg.dedup, ckpt)
+        from pyspark import StorageLevel
+
+        # near dedup reads its input several times: computed once (the earlier removals applied)
+        docs = pages.select(*schemas.columns(schemas.PAGES)).persist(StorageLevel.MEMORY_AND_DISK)
+        res = near_dedup(spark, docs, cfg.dedup, ckpt)
+        log("[ingest] near dedup seconds: " + ", ".join(f"{k} {v}" for k, v in (res.timings or {}).items()))
         dups = res.duplicates.select(*schemas.columns(schemas.DUPLICATES),
                                      F.lit(None).cast("string").alias("warc_file"),
                                      F.lit(None).cast("bigint").alias("warc_offset"))
+        unpersist.append(docs)
         return {"near_dedup": dict(res.counts or {})}, dups
 
+    unpersist: list = []
     dedup_stage(st.NEAR_DEDUP, "near", cfg.dedup.near, near)
+    for df in unpersist:
+        df.unpersist()
 
     # 5. commits: duplicates, skips, then pages (last: its marker means "ingest done")
     t0 = time.time()
