@@ -24,11 +24,10 @@ def crawl(tmp_path, shared_data):
     return d
 
 
-def test_file_dir_glob_and_file_uri(crawl):
+def test_file_dir_and_glob(crawl):
     cfg = IngestConfig()
     a, b, c = str(crawl / "a.warc.gz"), str(crawl / "sub" / "b.warc.gz"), str(crawl / "c.warc")
     assert sources.resolve([a], cfg) == [a]
-    assert sources.resolve([f"file://{a}"], cfg) == [a]
     assert sources.resolve([str(crawl)], cfg) == [a, c, b]          # recursive, sorted per folder, no README
     assert sources.resolve([str(crawl / "*.warc.gz")], cfg) == [a]
     assert sorted(sources.resolve([str(crawl / "**" / "*.warc*")], cfg)) == sorted([a, b, c])

@@ -116,7 +116,7 @@ def run_ingest(spark, inputs: list[str], run: RunFolder, cfg: Config,
         log(f"[skip] pages already committed in {run.uri}")
         m = run.marker(run.pages) or {}
         return StageResult(run.pages, dict(m.get("counts", {})), dict(m.get("config", {})), True)
-    refs = resolve(list(inputs), cfg.ingest)
+    refs = resolve(list(inputs), cfg.ingest, spark)
     if not refs:
         raise UsageError("ingest: no input")
     log(f"[ingest] {len(refs)} WARC file(s), {cfg.ingest.files_per_task} per task")
