@@ -9,7 +9,8 @@ qualified URIs (``hdfs://namenode:8020/crawl/...``).
 Executors cannot call the JVM from a Python task, so they read the bytes with
 pyarrow's filesystems (a dependency already): ``hdfs``/``viewfs`` through
 libhdfs (JNI, on every EMR/Dataproc node; needs ``JAVA_HOME`` and the Hadoop
-``CLASSPATH``, which pyarrow derives from ``HADOOP_HOME``), ``gs`` through its
+``CLASSPATH``: :func:`_hdfs_env` fills it from ``hadoop classpath --glob`` when
+unset), ``gs`` through its
 GCS client (the VM's service account on Dataproc), ``abfs``/``abfss``
 through its Azure client, ``file`` as local files.  Files are opened for
 random access and read in 8 MiB blocks: memory per task stays at one block
@@ -106,8 +107,42 @@ def check_readable(ref: str) -> None:
                      f"other schemes need fsspec and its implementation on every node")
 
 
+_HDFS_ENV_DONE = False
+
+
+def _hdfs_env() -> None:
+    """libhdfs needs the Hadoop jars on ``CLASSPATH`` and finds ``libhdfs.so`` through
+    ``ARROW_LIBHDFS_DIR`` or ``HADOOP_HOME``: fill them in from the node's Hadoop when unset.
+    (Untested here: no HDFS on the test machine.)"""
+    global _HDFS_ENV_DONE
+    if _HDFS_ENV_DONE:
+        return
+    _HDFS_ENV_DONE = True
+    import os
+    import shutil
+    import subprocess
+
+    home = os.environ.get("HADOOP_HOME") or "/usr/lib/hadoop"
+    if "ARROW_LIBHDFS_DIR" not in os.environ and "HADOOP_HOME" not in os.environ:
+        native = os.path.join(home, "lib", "native")
+        if os.path.isfile(os.path.join(native, "libhdfs.so")):
+            os.environ["ARROW_LIBHDFS_DIR"] = native
+    if "hadoop" not in os.environ.get("CLASSPATH", ""):
+        exe = shutil.which("hadoop") or os.path.join(home, "bin", "hadoop")
+        if os.path.isfile(exe):
+            try:
+                cp = subprocess.run([exe, "classpath", "--glob"], capture_output=True, text=True, timeout=120)
+            except (OSError, subprocess.SubprocessError):
+                return
+            if cp.returncode == 0 and cp.stdout.strip():
+                os.environ["CLASSPATH"] = cp.stdout.strip()
+
+
 def _open_pyarrow(ref: str, start: int):
     import pyarrow.fs as pafs
+
+    if scheme(ref) in ("hdfs", "viewfs"):
+        _hdfs_env()
 
     fs, path = pafs.FileSystem.from_uri(ref)
     try:

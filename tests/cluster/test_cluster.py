@@ -103,7 +103,8 @@ def test_submit_propagates_exit_codes_and_reuses_package(cluster, dist, tmp_path
     before = _app_ids(cluster)
     r = submit(cluster, dist, "ingest", "--input", str(tmp_path / "*.warc.gz"), "--run", str(run))
     assert r.returncode == 2, _explain(r)
-    assert f"the Spark master is {cluster.master_url}" in r.stderr and "shared_local_paths" in r.stderr
+    out = r.stdout + r.stderr                           # spark-submit merges the driver's stderr into stdout
+    assert f"the Spark master is {cluster.master_url}" in out and "shared_local_paths" in out
     assert not run.exists() and _new_apps(cluster, before) == []
 
 
