@@ -7,7 +7,7 @@ DEMO_PAGES ?= 3000
 export SPARK_LOCAL_IP ?= 127.0.0.1
 export PYSPARK_PYTHON := $(abspath $(BIN)/python)
 
-.PHONY: setup test test-fast demo bench lint package clean
+.PHONY: setup test test-fast test-spark35 demo bench lint package clean
 
 $(BIN)/corpus-pipeline: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -22,6 +22,17 @@ test: setup
 
 test-fast: setup
 	$(BIN)/python -m pytest -q -m "not spark and not cluster and not slow"
+
+# Spark 3.5 (EMR 7, Dataproc 2.2): the Spark, end-to-end and cluster tests in a second venv
+VENV35 ?= .venv35
+$(VENV35)/bin/corpus-pipeline: pyproject.toml
+	$(PY) -m venv $(VENV35)
+	$(VENV35)/bin/pip install -q --upgrade pip
+	$(VENV35)/bin/pip install -q 'pyspark==3.5.*' -e '.[test]'
+	touch $@
+
+test-spark35: $(VENV35)/bin/corpus-pipeline
+	PYSPARK_PYTHON=$(abspath $(VENV35)/bin/python) $(VENV35)/bin/python -m pytest -q -rs -m "spark or cluster"
 
 demo: setup
 	$(BIN)/corpus-pipeline minicrawl --out $(DEMO_DIR)/crawl --pages $(DEMO_PAGES) --random-seed 1

@@ -53,6 +53,11 @@ class IngestConfig:
     favor: Literal["default", "recall", "precision"] = "default"
     file_retry_backoff_s: float = 1.0      # first wait before re-opening a file after a mid-stream failure (doubles)
     s3_connect_timeout_s: float = 10.0
+    http_max_attempts: int = 8             # per https:// request (429, 5xx, resets, timeouts), exponential backoff
+    http_backoff_s: float = 1.0            # first wait between HTTP request attempts (doubles, jittered, <= 60 s)
+    http_read_timeout_s: float = 60.0
+    http_connect_timeout_s: float = 10.0
+    shared_local_paths: bool = False       # local input paths are on a filesystem every cluster node mounts
 
 
 @dataclass
@@ -234,6 +239,10 @@ def _check_ranges(cfg: Config) -> None:
     need(cfg.ingest.file_attempts >= 1, "ingest.file_attempts", "must be >= 1")
     need(cfg.ingest.file_retry_backoff_s >= 0, "ingest.file_retry_backoff_s", "must be >= 0")
     need(cfg.ingest.min_text_chars >= 0, "ingest.min_text_chars", "must be >= 0")
+    need(cfg.ingest.http_max_attempts >= 1, "ingest.http_max_attempts", "must be >= 1")
+    need(cfg.ingest.http_backoff_s >= 0, "ingest.http_backoff_s", "must be >= 0")
+    need(cfg.ingest.http_read_timeout_s > 0 and cfg.ingest.http_connect_timeout_s > 0,
+         "ingest.http_read_timeout_s", "HTTP timeouts must be > 0")
     need(cfg.dedup.shingle_size >= 1, "dedup.shingle_size", "must be >= 1")
     need(cfg.dedup.bands >= 1 and cfg.dedup.rows >= 1, "dedup.bands", "bands and rows must be >= 1")
     need(cfg.dedup.verify_jaccard is None or 0 < cfg.dedup.verify_jaccard <= 1,

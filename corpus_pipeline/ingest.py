@@ -20,7 +20,7 @@ from .dedup.url import host_and_path, normalize_url, page_id
 from .text import count_tokens
 
 # Counters that are statistics rather than skip reasons (kept out of RUN/pages_skips).
-STAT_KEYS = ("files", "files_read", "file_retries", "records", "pages_extracted", "cpu_ms")
+STAT_KEYS = ("files", "files_read", "file_retries", "records", "pages_extracted", "cpu_ms", "http_retries")
 
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _KANA = re.compile("[\u3040-\u30ff]")

@@ -2,8 +2,8 @@
 
 Schemas are written as Spark DDL strings so this module needs no Spark; the
 Spark layer turns them into ``StructType`` (``spark/io.py``) and the pure code
-uses :func:`columns` to build rows in the right order.  Columns named in
-``../CONTRACT.md`` keep their names and meanings; extra columns are extensions.
+uses :func:`columns` to build rows in the right order.  Columns listed in
+``docs/tables.md`` keep their names and meanings; extra columns are extensions.
 """
 from __future__ import annotations
 

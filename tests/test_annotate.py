@@ -288,7 +288,7 @@ def test_annotate_command_shows_latest_worksheet(tmp_path, capsys):
 def test_minicrawl_maths_sites_flagged_and_maths_prefixes_proposed(tmp_path):
     """Pages built from the mini-crawl's labels.jsonl URLs; math-labeled pages are collected with
     15% misses, non-maths pages with 3% false positives (seeded)."""
-    minicrawl = pytest.importorskip("corpus_pipeline.minicrawl")
+    import corpus_pipeline.minicrawl as minicrawl
     from corpus_pipeline.dedup.url import host_and_path, page_id
 
     manifest = minicrawl.generate(tmp_path / "mc", pages=1200, seed=1)

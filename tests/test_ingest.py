@@ -258,7 +258,7 @@ def test_run_ingest_exit_semantics(spark, tmp_path):
 # ---------------------------------------------------------------- the mini-crawl's phenomena
 @pytest.fixture(scope="module")
 def minicrawl(tmp_path_factory):
-    mc = pytest.importorskip("corpus_pipeline.minicrawl")
+    import corpus_pipeline.minicrawl as mc
     out = tmp_path_factory.mktemp("minicrawl")
     manifest = mc.generate(out, pages=120, seed=5)
     labels = {json.loads(line)["url"] for line in (out / "labels.jsonl").read_text().splitlines() if line.strip()}

@@ -24,11 +24,10 @@ def crawl(tmp_path, shared_data):
     return d
 
 
-def test_file_dir_glob_and_file_uri(crawl):
+def test_file_dir_and_glob(crawl):
     cfg = IngestConfig()
     a, b, c = str(crawl / "a.warc.gz"), str(crawl / "sub" / "b.warc.gz"), str(crawl / "c.warc")
     assert sources.resolve([a], cfg) == [a]
-    assert sources.resolve([f"file://{a}"], cfg) == [a]
     assert sources.resolve([str(crawl)], cfg) == [a, c, b]          # recursive, sorted per folder, no README
     assert sources.resolve([str(crawl / "*.warc.gz")], cfg) == [a]
     assert sorted(sources.resolve([str(crawl / "**" / "*.warc*")], cfg)) == sorted([a, b, c])
@@ -127,3 +126,52 @@ def test_transient_classification():
     assert sources.is_transient(wrapped)
     assert not sources.is_transient(ValueError("bad data"))
     assert not sources.is_transient(FileNotFoundError("x"))
+
+
+# ---------------------------------------------------------------- local paths on a cluster
+@pytest.mark.parametrize("master,ok", [("local", True), ("local[2]", True), ("local[*]", True),
+                                       ("local-cluster[2,1,1024]", True), (None, True),
+                                       ("spark://10.0.0.1:7077", False), ("yarn", False),
+                                       ("k8s://https://api:6443", False), ("mesos://m:5050", False)])
+def test_local_inputs_are_refused_for_a_non_local_master(tmp_path, master, ok):
+    cfg = IngestConfig()
+    inputs = [str(tmp_path / "*.warc.gz"), "s3://commoncrawl/x.warc.gz"]
+    if ok:
+        sources.check_shared(inputs, master, cfg)
+    else:
+        with pytest.raises(UsageError, match=r"\*\.warc\.gz: a local path.*hdfs://.*shared_local_paths=true"):
+            sources.check_shared(inputs, master, cfg)
+    # stated shared: the config key, or file:// URIs; remote inputs and remote manifests are fine
+    sources.check_shared(inputs, master, IngestConfig(shared_local_paths=True))
+    sources.check_shared([f"file://{tmp_path}/x.warc.gz", "hdfs:///crawl/*.warc.gz", "https://h/x.warc.gz",
+                          str(tmp_path / "warc.paths.gz")], master, cfg)
+    # a manifest whose relative lines resolve against a local folder names local files
+    local_base = IngestConfig(manifest_base=str(tmp_path))
+    if not ok:
+        with pytest.raises(UsageError, match="manifest_base"):
+            sources.check_shared([str(tmp_path / "warc.paths.gz")], master, local_base)
+
+
+@pytest.mark.parametrize("command", ["ingest", "run"])
+def test_cli_refuses_local_inputs_for_a_cluster_master_before_starting_spark(crawl, tmp_path, command):
+    """Exit 2 with the advice, nothing written, and no JVM needed: with JAVA_HOME pointing nowhere,
+    getting as far as Spark would be exit 1."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, JAVA_HOME=str(tmp_path / "no-java"))
+    run = tmp_path / "run"
+
+    def cli(*extra):
+        return subprocess.run([sys.executable, "-m", "corpus_pipeline", command, "--input", str(crawl / "*.warc.gz"),
+                               "--run", str(run), "--set", "spark.master=spark://127.0.0.1:1", *extra],
+                              env=env, capture_output=True, text=True, timeout=300)
+
+    p = cli()
+    assert p.returncode == 2, p.stderr
+    assert "a local path, but the Spark master is spark://127.0.0.1:1" in p.stderr
+    assert "ingest.shared_local_paths=true" in p.stderr and "file://" in p.stderr
+    assert not run.exists()
+    p = cli("--set", "ingest.shared_local_paths=true")      # stated shared: the check passes, Spark is next
+    assert p.returncode == 1 and "shared_local_paths" not in p.stderr

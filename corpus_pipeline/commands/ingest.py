@@ -6,17 +6,20 @@ import sys
 
 def add_arguments(p) -> None:
     p.add_argument("--input", dest="inputs", nargs="+", action="extend", required=True, metavar="SRC",
-                   help="WARC file, glob, directory, s3://bucket/key, s3://bucket/prefix/ or warc.paths(.gz) manifest")
+                   help="WARC file, glob, directory, s3://bucket/key or prefix, hdfs:// gs:// abfs:// file:// "
+                        "(any Hadoop filesystem), https:// URL, or warc.paths(.gz) manifest")
     p.add_argument("--run", required=True, metavar="RUN", help="run folder (local path or Hadoop URI)")
     p.add_argument("--recompute", action="store_true",
                    help="accept changed settings: redo the first committed stage they shape and every later one")
 
 
 def plan(args, cfg) -> list[str]:
-    from ..sources import resolve
+    from ..sources import kind, resolve
 
-    refs = resolve(args.inputs, cfg.ingest)
+    refs = resolve(args.inputs, cfg.ingest, list_hadoop=False)
     lines = [f"resolve {len(args.inputs)} input(s) -> {len(refs)} WARC file(s)"]
+    if any(kind(r) == "hadoop" for r in refs):
+        lines.append("  (Hadoop URIs are listed through Spark's JVM when the command runs)")
     lines += [f"  {r}" for r in refs[:10]]
     if len(refs) > 10:
         lines.append(f"  ... and {len(refs) - 10} more")
@@ -33,9 +36,11 @@ def run(args, cfg) -> int:
     from ..errors import NoInputError
     from ..runfolder import RunFolder
     from ..spark.ingest import run_ingest, summarize
-    from ..spark.session import get_spark
+    from ..sources import check_shared
+    from ..spark.session import configured_master, get_spark
     from ..stages import check_settings
 
+    check_shared(args.inputs, configured_master(cfg.spark), cfg.ingest)   # before any JVM or write
     spark = get_spark(cfg.spark)
     rf = RunFolder(args.run, spark)
     check_settings(rf, cfg, args.recompute)

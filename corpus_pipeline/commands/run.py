@@ -53,6 +53,10 @@ def run(args, cfg) -> int:
         load_seed_texts(args.seed_corpus)
     from ..spark.progress import progress
 
+    from ..sources import check_shared
+    from ..spark.session import configured_master
+
+    check_shared(args.input, configured_master(cfg.spark), cfg.ingest)   # local inputs on a cluster: exit 2
     spark = get_spark(cfg.spark)
     with progress(spark):
         outcome = Loop(spark, _inputs(args), cfg).execute()

@@ -42,7 +42,7 @@ import numpy as np
 
 from ..text import CJK_RANGES, TokenHashCache
 
-SCHEME = "affine32"          # pinned: see module docstring / FACTS.md
+SCHEME = "affine32"          # pinned: see module docstring and docs/facts.md
 _BATCH = 8192                # shingles per update_batch call (bounds memory on huge documents)
 
 _NUMBER = r"\d+(?:[.,]\d+)*"

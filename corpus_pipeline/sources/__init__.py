@@ -1,20 +1,25 @@
-"""Where WARCs come from: local files and globs, ``s3://`` objects and prefixes, ``warc.paths`` manifests.
+"""Where WARCs come from: local files and globs, ``s3://`` objects and prefixes, any Hadoop
+filesystem (``hdfs://``, ``gs://``, ``abfs://``, ``file://``, ...), ``http(s)://`` URLs and
+``warc.paths`` manifests.
 
 * :func:`resolve` (driver side) expands the user's ``SRC`` arguments into a
-  list of file references (absolute local paths or ``s3://bucket/key``),
-  raising :class:`~errors.UsageError` for an input that matches nothing.
+  list of file references (absolute local paths, ``s3://bucket/key``, qualified
+  Hadoop URIs, URLs), raising :class:`~errors.UsageError` for an input that
+  matches nothing, and, given the SparkSession, for local paths that a
+  non-local master's executors cannot read (:func:`check_shared`).
 * :func:`open_stream` opens one reference as a binary stream (never read whole).
 * :func:`iter_pages` reads one reference into :class:`~warc.WarcPage` objects,
   re-opening after transient failures (``ingest.file_attempts``) at the last
-  record already processed (a ranged GET on S3), so nothing is yielded twice.
+  record already processed (a ranged GET on S3 and HTTP, a seek on Hadoop
+  filesystems), so nothing is yielded twice.
 """
 from __future__ import annotations
 
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Iterator, Optional
 
 from ..counters import Counts
 from ..errors import UsageError
-from . import local, manifest, s3
+from . import hadoop, http, local, manifest, s3
 
 WARC_SUFFIXES = (".warc.gz", ".warc", ".arc.gz", ".arc")
 
@@ -23,10 +28,60 @@ def is_s3(ref: str) -> bool:
     return ref.startswith("s3://") or ref.startswith("s3a://") or ref.startswith("s3n://")
 
 
-def resolve(inputs: list[str], cfg) -> list[str]:
+def kind(ref: str) -> str:
+    """``local`` (a path of this machine), ``s3``, ``http`` or ``hadoop`` (any other scheme, ``file://`` too)."""
+    if is_s3(ref):
+        return "s3"
+    if http.is_http(ref):
+        return "http"
+    if "://" not in ref:
+        return "local"
+    return "hadoop"
+
+
+def is_local_master(master: Optional[str]) -> bool:
+    """Masters whose executors share the driver's filesystem: ``local``, ``local[N]``, ``local-cluster[...]``."""
+    m = (master or "local").strip().lower()
+    return m == "local" or m.startswith("local[") or m.startswith("local-cluster[")
+
+
+def local_paths_error(paths: list[str], master: str) -> UsageError:
+    shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+    return UsageError(
+        f"{shown}: a local path, but the Spark master is {master}: executors on other machines cannot "
+        f"read this machine's files (they would all count as file_not_found). Put the WARCs where every "
+        f"node reads them (hdfs://..., s3://..., gs://..., abfs://..., https://...), or, if the path is "
+        f"on a filesystem every node mounts at the same place (NFS, a cluster filesystem), say so with "
+        f"--set ingest.shared_local_paths=true or give it as a file:// URI.")
+
+
+def check_shared(inputs: list[str], master: Optional[str], cfg) -> None:
+    """UsageError when a non-local master would get local input paths (no I/O, no JVM).
+
+    Checks the ``SRC`` arguments (or resolved references) themselves; for
+    manifests, a local ``ingest.manifest_base`` (relative lines become local paths).
+    """
+    if is_local_master(master) or cfg.shared_local_paths:
+        return
+    bad = []
+    for src in inputs:
+        src = str(src).strip()
+        if manifest.is_manifest(src):
+            if kind(cfg.manifest_base) == "local":
+                bad.append(f"{src} (relative lines against ingest.manifest_base={cfg.manifest_base})")
+        elif kind(src) == "local":
+            bad.append(src)
+    if bad:
+        raise local_paths_error(bad, str(master))
+
+
+def resolve(inputs: list[str], cfg, spark=None, list_hadoop: bool = True) -> list[str]:
     """Expand SRC arguments into file references, in input order, without duplicates.
 
-    ``cfg`` is the :class:`~config.IngestConfig`.
+    ``cfg`` is the :class:`~config.IngestConfig`.  Hadoop URIs are listed through
+    ``spark``'s JVM (the active session when None); ``list_hadoop=False`` keeps
+    them as given (a dry run, no JVM).  With ``spark``, local references are
+    refused for a non-local master (:func:`check_shared`).
     """
     if not inputs:
         raise UsageError("ingest: no --input given")
@@ -38,8 +93,13 @@ def resolve(inputs: list[str], cfg) -> list[str]:
             raise UsageError("ingest: empty --input")
         if manifest.is_manifest(src):
             refs = manifest.read(src, cfg)
-        elif is_s3(src):
+            refs = manifest.read(src, cfg, spark)
+        elif kind(src) == "s3":
             refs = s3.resolve(src, cfg, WARC_SUFFIXES)
+        elif kind(src) == "http":
+            refs = http.resolve(src, cfg, WARC_SUFFIXES)
+        elif kind(src) == "hadoop":
+            refs = hadoop.resolve(src, WARC_SUFFIXES, spark) if list_hadoop else [src]
         else:
             refs = local.resolve(src, WARC_SUFFIXES)
         if not refs:
@@ -48,18 +108,35 @@ def resolve(inputs: list[str], cfg) -> list[str]:
             if r not in seen:
                 seen.add(r)
                 out.append(r)
+    for scheme in sorted({hadoop.scheme(r) for r in out if kind(r) == "hadoop"}):
+        hadoop.check_readable(next(r for r in out if hadoop.scheme(r) == scheme))
+    if spark is not None:
+        master = spark.sparkContext.master
+        if not is_local_master(master) and not cfg.shared_local_paths:
+            bad = [r for r in out if kind(r) == "local"]
+            if bad:
+                raise local_paths_error(bad, master)
     return out
 
 
-def open_stream(ref: str, cfg, start: int = 0) -> BinaryIO:
-    """A binary stream of one file (local or S3) from byte ``start``, read incrementally."""
-    if is_s3(ref):
+def open_stream(ref: str, cfg, start: int = 0, counts: Optional[Counts] = None) -> BinaryIO:
+    """A binary stream of one file from byte ``start``, read incrementally.
+
+    ``counts`` receives ``http_retries`` (request attempts retried on HTTP).
+    """
+    k = kind(ref)
+    if k == "s3":
         return s3.open_object(ref, cfg, start)
+    if k == "http":
+        on_retry = (lambda: counts.add("http_retries")) if counts is not None else None
+        return http.open_url(ref, cfg, start, on_retry)
+    if k == "hadoop":
+        return hadoop.open_file(ref, start)
     return local.open_file(ref, start)
 
 
 def is_transient(exc: BaseException) -> bool:
-    """Network trouble worth a retry (resets, timeouts, throttling), not damaged data."""
+    """Network trouble worth a retry (resets, timeouts, throttling, storage read errors), not damaged data."""
     return s3.is_transient(exc)
 
 
@@ -68,6 +145,6 @@ def iter_pages(ref: str, cfg, counts: Counts) -> Iterator:
     from .. import warc
 
     return warc.read_file(
-        lambda start=0: open_stream(ref, cfg, start), ref, cfg, counts,
+        lambda start=0: open_stream(ref, cfg, start, counts), ref, cfg, counts,
         transient=is_transient, attempts=cfg.file_attempts, backoff_s=cfg.file_retry_backoff_s, ranged=True,
     )

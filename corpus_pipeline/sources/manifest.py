@@ -1,8 +1,10 @@
 """``warc.paths`` / ``warc.paths.gz`` manifests: one path a line.
 
 Relative lines are resolved against ``ingest.manifest_base`` (by default
-Common Crawl's bucket, ``s3://commoncrawl/``; may be a local folder); absolute
-lines (``s3://...``, ``file://...``, ``/...``) are taken as they are.  Blank
+Common Crawl's bucket, ``s3://commoncrawl/``; ``https://data.commoncrawl.org/``
+outside AWS; any other URI or a local folder); absolute lines (``s3://...``,
+``https://...``, ``hdfs://...``, ``file://...``, ``/...``) are taken as they are.
+The manifest itself may be local, on S3, on HTTP or on a Hadoop filesystem.  Blank
 lines and ``#`` comments are ignored.  Entries are not checked one by one (a
 crawl's manifest lists ~90,000 files): a missing one is counted when read.
 """
@@ -34,7 +36,7 @@ def parse_lines(lines, base: str) -> list[str]:
         if not s or s.startswith("#"):
             continue
         if "://" in s:
-            out.append(s[len("file://"):] if s.startswith("file://") else s)
+            out.append(s)
         elif s.startswith("/"):
             out.append(s)
         else:
@@ -42,9 +44,12 @@ def parse_lines(lines, base: str) -> list[str]:
     return out
 
 
-def read(src: str, cfg) -> list[str]:
-    """The file references a manifest lists (UsageError when it cannot be read)."""
-    from . import local, open_stream
+def read(src: str, cfg, spark=None) -> list[str]:
+    """The file references a manifest lists (UsageError when it cannot be read).
+
+    Hadoop URIs are read on the driver through the JVM (``spark``, or the active session).
+    """
+    from . import kind, local, open_stream
 
     ref = src
     if "://" not in src or src.startswith("file://"):
@@ -53,7 +58,14 @@ def read(src: str, cfg) -> list[str]:
             raise UsageError(f"{src}: manifest not found")
         ref = os.path.abspath(path)
     try:
-        raw = open_stream(ref, cfg)
+        if kind(ref) == "hadoop":
+            from ..fs import HadoopFS
+
+            raw = io.BytesIO(HadoopFS(spark).read_bytes(ref))
+        else:
+            raw = open_stream(ref, cfg)
+    except FileNotFoundError as e:
+        raise UsageError(f"{src}: manifest not found") from e
     except Exception as e:  # noqa: BLE001
         raise UsageError(f"{src}: cannot open manifest: {e}") from e
     try:

@@ -18,6 +18,8 @@ import threading
 from typing import BinaryIO
 
 from ..errors import UsageError
+from . import stream
+from .stream import Body
 
 _clients: dict = {}
 _lock = threading.Lock()
@@ -108,25 +110,6 @@ def resolve(src: str, cfg, suffixes) -> list[str]:
         raise UsageError(f"{src}: cannot list S3 objects: {type(e).__name__}: {e}") from e
 
 
-class _Body:
-    """A streamed S3 body with file-like read/close (never read whole)."""
-
-    def __init__(self, body):
-        self._body = body
-
-    def read(self, n: int = -1) -> bytes:
-        return self._body.read(None if n is None or n < 0 else n)
-
-    def readable(self) -> bool:
-        return True
-
-    def close(self) -> None:
-        try:
-            self._body.close()
-        except Exception:  # noqa: BLE001
-            pass
-
-
 def open_object(uri: str, cfg, start: int = 0) -> BinaryIO:
     """The object's body from byte ``start`` (a ranged GET when > 0), streamed."""
     bucket, key = parse_uri(uri)
@@ -137,40 +120,27 @@ def open_object(uri: str, cfg, start: int = 0) -> BinaryIO:
         if _is_not_found(e):
             raise FileNotFoundError(uri) from e
         raise
-    return _Body(resp["Body"])
+    body = resp["Body"]
+    return Body(lambda n=-1: body.read(None if n is None or n < 0 else n), body.close, name=uri)
 
 
 _TRANSIENT_CODES = {"SlowDown", "Throttling", "ThrottlingException", "RequestTimeout", "RequestTimeoutException",
                     "InternalError", "ServiceUnavailable", "503", "500", "502", "504"}
 
 
+def _botocore_transient(e: BaseException) -> bool:
+    if not (type(e).__module__ or "").startswith("botocore"):
+        return False
+    if type(e).__name__ in ("ReadTimeoutError", "ConnectTimeoutError", "EndpointConnectionError",
+                            "ConnectionClosedError", "IncompleteReadError", "ResponseStreamingError",
+                            "ProxyConnectionError", "ConnectionError", "HTTPClientError"):
+        return True
+    resp = getattr(e, "response", None) or {}
+    code = str(resp.get("Error", {}).get("Code", ""))
+    status = resp.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0
+    return code in _TRANSIENT_CODES or int(status) >= 500
+
+
 def is_transient(exc: BaseException) -> bool:
     """Resets, timeouts, throttling and 5xx (after botocore's own retries), anywhere in the chain."""
-    import http.client
-    import socket
-
-    seen = 0
-    e = exc
-    while e is not None and seen < 6:
-        seen += 1
-        if isinstance(e, (ConnectionError, TimeoutError, socket.timeout, http.client.IncompleteRead,
-                          http.client.RemoteDisconnected)):
-            return True
-        mod = type(e).__module__ or ""
-        name = type(e).__name__
-        if mod.startswith("urllib3") and name in ("ProtocolError", "ReadTimeoutError", "IncompleteRead",
-                                                  "NewConnectionError", "ConnectTimeoutError",
-                                                  "MaxRetryError", "SSLError"):
-            return True
-        if mod.startswith("botocore"):
-            if name in ("ReadTimeoutError", "ConnectTimeoutError", "EndpointConnectionError",
-                        "ConnectionClosedError", "IncompleteReadError", "ResponseStreamingError",
-                        "ProxyConnectionError", "ConnectionError", "HTTPClientError"):
-                return True
-            resp = getattr(e, "response", None) or {}
-            code = str(resp.get("Error", {}).get("Code", ""))
-            status = resp.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0
-            if code in _TRANSIENT_CODES or int(status) >= 500:
-                return True
-        e = e.__cause__ or e.__context__
-    return False
+    return stream.is_transient(exc, _botocore_transient)

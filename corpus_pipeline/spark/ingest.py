@@ -233,7 +233,7 @@ def run_ingest(spark, inputs: list[str], run: RunFolder, cfg: Config,
         m = run.marker(run.pages) or {}
         return StageResult(run.pages, dict(m.get("counts", {})), dict(m.get("config", {})), True)
     t_start = time.time()
-    refs = list(dict.fromkeys(resolve(list(inputs), cfg.ingest)))   # a file named twice is read once
+    refs = list(dict.fromkeys(resolve(list(inputs), cfg.ingest, spark)))   # a file named twice is read once
     if not refs:
         raise UsageError("ingest: no input")
     log(f"[ingest] {len(refs)} WARC file(s), {cfg.ingest.files_per_task} per task")

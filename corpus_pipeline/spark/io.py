@@ -7,9 +7,26 @@ from .. import fs as fsmod
 
 
 def struct(ddl: str):
-    from pyspark.sql.types import StructType
+    """The ``StructType`` of a DDL string (every field nullable), on pyspark 3.5 and 4.x.
 
-    return StructType.fromDDL(ddl)
+    ``StructType.fromDDL`` is 4.x only, so the flat DDLs of ``schemas.py`` (scalar
+    types) are built here without a JVM; anything else falls back to Spark's own parser.
+    """
+    from pyspark.sql import types as T
+
+    scalars = {"STRING": T.StringType, "BIGINT": T.LongType, "INT": T.IntegerType, "INTEGER": T.IntegerType,
+               "BOOLEAN": T.BooleanType, "DOUBLE": T.DoubleType, "FLOAT": T.FloatType, "SMALLINT": T.ShortType,
+               "TINYINT": T.ByteType, "BINARY": T.BinaryType, "DATE": T.DateType, "TIMESTAMP": T.TimestampType}
+    fields = []
+    for part in ddl.split(","):
+        name, _, typ = part.strip().partition(" ")
+        t = scalars.get(typ.strip().upper())
+        if not name or t is None:
+            if hasattr(T.StructType, "fromDDL"):
+                return T.StructType.fromDDL(ddl)
+            return T._parse_datatype_string(ddl)     # pyspark 3.5: needs the active SparkContext
+        fields.append(T.StructField(name, t(), True))
+    return T.StructType(fields)
 
 
 def read_table(spark, path: str, ddl: Optional[str] = None):

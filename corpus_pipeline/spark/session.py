@@ -20,6 +20,30 @@ def _under_spark_submit() -> bool:
         "spark.master" in os.environ.get("PYSPARK_SUBMIT_ARGS", "")
 
 
+def configured_master(cfg: Optional[SparkConfig] = None) -> str:
+    """The master :func:`get_spark` will use, known before any SparkContext exists.
+
+    ``spark.conf["spark.master"]``, then ``spark.master``, then spark-submit's ``--master``
+    (read from its already running JVM), else ``local[*]``.  Starts no JVM of its own.
+    """
+    cfg = cfg or SparkConfig()
+    if (cfg.conf or {}).get("spark.master"):
+        return str(cfg.conf["spark.master"])
+    if cfg.master:
+        return cfg.master
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active.sparkContext.master
+    if os.environ.get("PYSPARK_GATEWAY_PORT"):
+        from pyspark import SparkConf, SparkContext
+
+        SparkContext._ensure_initialized()
+        return SparkConf().get("spark.master", "local[*]")
+    return "local[*]"
+
+
 def get_spark(cfg: Optional[SparkConfig] = None, quiet: bool = False):
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
