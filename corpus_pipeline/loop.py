@@ -254,6 +254,7 @@ class Loop:
                                  schemas.PREFIXES, lambda df: {"prefixes": df.count()})
         rows = [r.asDict() for r in self._read(run.iteration(i, "prefixes"), schemas.PREFIXES)
                 .orderBy("host", "prefix").collect()]        # flagged domains only: human-scale
+        rows = ann.without_rejected(rows, self.previous_rejections(i))   # a rejected prefix is not asked again
         previous = self.previous_marks(i)
         known = {(r["host"], r["prefix"]) for r in rows} | {(m.host, m.prefix) for m in previous}
         awaiting_path = fsmod.join(adir, AWAITING_FILE)
@@ -293,6 +294,17 @@ class Loop:
             if self.run.is_committed(adir):
                 return [ann.carried(m) for m in ann.read_marks(fsmod.join(adir, ann.MARKED_FILE), None)]
         return []
+
+    def previous_rejections(self, i: int) -> set:
+        """(host, prefix) pairs a person rejected in iterations before i (``rejected_paths.txt``)."""
+        from . import annotate as ann
+
+        out = set()
+        for j in range(1, i):
+            adir = self.run.iteration(j, "annotations")
+            if self.run.is_committed(adir):
+                out.update((m.host, m.prefix) for m in ann.read_rejections(adir))
+        return out
 
     def grow_seed(self, i: int, pages, collected, seed, marks) -> None:
         from .spark.domains import pages_under_marks
