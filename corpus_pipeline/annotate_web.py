@@ -231,6 +231,12 @@ def save(view: AnnotationView, decisions: dict, spark=None) -> dict:
     ann.write_worksheet(view.adir, view.rows, active, view.iteration, max_listed=view.max_listed, spark=spark)
     written = ann.read_marks(marked_path, view.known, spark)          # what the loop will read
     view.file_marks = {(m.host, m.prefix): m for m in written}
+    rej_keys = {(m.host, m.prefix) for m in rejected}
+    for h in view.hosts:                                   # a reload shows what was saved
+        for p in h["prefixes"]:
+            m = view.file_marks.get((h["host"], p["prefix"]))
+            p["state"] = "reject" if (h["host"], p["prefix"]) in rej_keys else "accept" if m else "undecided"
+            p["decided_by"] = m.decided_by if m else ("person" if p["state"] == "reject" else "")
     view.saved = {"marked": len(written), "rejected": len(rejected), "marked_file": marked_path,
                   "rejected_file": rejected_path}
     return dict(view.saved, marks=[m.path for m in written], rejections=[m.path for m in rejected])

@@ -323,7 +323,7 @@ class Loop:
 
     def final(self, last: int):
         from .spark.io import write_table
-        from .spark.iteration import final_corpus_df
+        from .spark.iteration import final_corpus_df, read_final_corpus, write_final_corpus
 
         run = self.run
         pages = self._read(run.pages, schemas.PAGES)
@@ -332,6 +332,9 @@ class Loop:
         target = run.final("corpus")
         cfg_record = {"last_iteration": last, "benchmarks": self.inp.benchmarks,
                       "decontam": self.cfg.section("decontam") if self.inp.benchmarks else None}
+        fmt = self.cfg.final.format
+        if fmt != "parquet":
+            cfg_record["format"] = fmt
         if run.is_committed(target):
             marker = run.marker(target) or {}
             if marker.get("config") != json.loads(json.dumps(cfg_record)):
@@ -339,8 +342,8 @@ class Loop:
                 run.fs.delete(run.final("contamination"))
         if not self.inp.benchmarks:
             def build(staging):
-                write_table(corpus, staging, schemas.FINAL_CORPUS)
-                return {**_corpus_counts(self._read(staging, schemas.FINAL_CORPUS)),
+                write_final_corpus(corpus, staging, fmt)
+                return {**_corpus_counts(read_final_corpus(self.spark, staging, fmt)),
                         "pages_removed_by_decontamination": None, "segments_removed": None}
 
             res = run.stage(target, build, config=cfg_record, log=self.say)
@@ -360,11 +363,11 @@ class Loop:
                 result = state.get("r") or decontaminate_df(self.spark, corpus, self.inp.benchmarks,
                                                              self.cfg.decontam)
                 state["r"] = result
-                write_table(result.corpus, staging, schemas.FINAL_CORPUS)
+                write_final_corpus(result.corpus, staging, fmt)
                 contam = self._read(run.final("contamination"), schemas.CONTAMINATION)
                 removed = contam.where("action = 'page_removed'").select("page_id").distinct().count()
                 segs = contam.where("action = 'segment_removed'").count()
-                return {**_corpus_counts(self._read(staging, schemas.FINAL_CORPUS)),
+                return {**_corpus_counts(read_final_corpus(self.spark, staging, fmt)),
                         "pages_removed_by_decontamination": int(removed), "segments_removed": int(segs),
                         "decontam": result.counts}
 

@@ -137,7 +137,11 @@ def test_save_writes_marked_and_rejected_files_the_loop_reads(server, view):
     assert sorted(m.path for m in rej) == ["askmaths.net/users/", "calctutor.com/shop/"]
     left = A.without_rejected(ROWS, {(m.host, m.prefix) for m in rej})
     assert ("askmaths.net", "/users/") not in {(r["host"], r["prefix"]) for r in left} and len(left) == 5
-    # the page reloaded from the files shows what was saved
+    st, _, body = request(server, "GET", "/api/state")               # a reload of the page shows what was saved
+    now = {p["path"]: p["state"] for h in json.loads(body)["hosts"] for p in h["prefixes"]}
+    assert now["askmaths.net/users/"] == "reject" and now["askmaths.net/tags/"] == "undecided"
+    assert now["calctutor.com/lessons/"] == "accept" and now["smallmaths.org/q/"] == "undecided"
+    # a new server started from the files shows it too
     view2 = W.build_view(view.run, 1, view.adir, A.read_index(str(adir)), marks, rej, [], {}, [])
     states = {p["path"]: p["state"] for h in view2.hosts for p in h["prefixes"]}
     assert states["askmaths.net/users/"] == "reject" and states["calctutor.com/lessons/"] == "accept"
