@@ -97,8 +97,11 @@ class Loop:
         self._t0 = time.time()
 
     # ------------------------------------------------------------------ helpers
-    def say(self, msg: str) -> None:
+    def say(self, msg: str, level: int = 20) -> None:
+        from .runlog import logger
+
         self.log(f"[{time.time() - self._t0:7.1f}s] {msg}")
+        logger("loop").log(level, msg)              # RUN/logs/run.log, with time and level
 
     def _read(self, path: str, ddl: str):
         from .spark.io import read_table
@@ -378,6 +381,12 @@ class Loop:
 
     # ------------------------------------------------------------------ driver
     def execute(self) -> LoopOutcome:
+        from .runlog import run_log
+
+        with run_log(self.run):
+            return self._execute()
+
+    def _execute(self) -> LoopOutcome:
         self.awaiting_file = None
         self._check_run_identity()
         pages = self.ingest().cache()
