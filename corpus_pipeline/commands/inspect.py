@@ -29,20 +29,6 @@ def plan(args, cfg) -> list[str]:
     return [f"read tables of {args.run} with Spark and print up to {args.limit} rows per section (writes nothing)"]
 
 
-def _items(run) -> dict:
-    """(benchmark, item_id) -> question of the benchmarks folder the final stage used, if readable."""
-    from .. import decontam as D
-    from .. import fs as fsmod
-
-    bench = ((run.marker(run.final("corpus")) or {}).get("config") or {}).get("benchmarks")
-    if not bench or not fsmod.is_local(bench) or not fsmod.get_fs(bench).exists(bench):
-        return {}
-    try:
-        return {(it.benchmark, it.item_id): it.question for it in D.load_benchmarks(fsmod.local_path(bench)).items}
-    except Exception:  # noqa: BLE001 - the item text is a convenience; the ids are shown anyway
-        return {}
-
-
 def run(args, cfg) -> int:
     from .. import fs as fsmod
     from ..errors import UsageError
@@ -85,7 +71,7 @@ def run(args, cfg) -> int:
     if "duplicates" in show:
         out["duplicates"] = I.near_duplicates(spark, rf, args.limit)
     if "contamination" in show:
-        out["contamination"] = I.contamination(spark, rf, args.limit, _items(rf))
+        out["contamination"] = I.contamination(spark, rf, args.limit, I.benchmark_items(rf))
     if args.json:
         print(json.dumps(out, ensure_ascii=False, indent=1, default=str))
     else:
@@ -124,7 +110,9 @@ def render_text(out: dict) -> str:
                              ("  [collected]" if r["collected"] else "  [not collected]")) or ["  (none)"]
     d = out.get("duplicates")
     if d is not None:
-        lines += ["", f"near duplicates removed: {d['total']} (most similar first)"]
+        kinds = ", ".join(f"{k} {v}" for k, v in sorted((d.get("by_kind") or {}).items()))
+        lines += ["", f"near duplicates removed: {d['total']} (least similar first)"
+                  + (f"; duplicates by kind: {kinds}" if kinds else "")]
         for r in d["pairs"]:
             sim = "exact" if r.get("similarity") is None else f"{r['similarity']:.3f}"
             lines.append(f"  {r['page_id']} ({r.get('kind')}, similarity {sim}) -> kept {r.get('kept_url')}")

@@ -42,7 +42,6 @@ def _languages(spark, path: str, fmt: str = "parquet") -> dict:
 
 def collect_details(spark, run, cfg=None) -> dict:
     """Everything the readable report shows beyond the markers' counts."""
-    from ..commands.inspect import _items
     from ..spark import inspect as I
 
     out: dict = {"iterations": {}}
@@ -57,7 +56,7 @@ def collect_details(spark, run, cfg=None) -> dict:
         out["iterations"][str(i)] = {"near_threshold": s["near_threshold"], "far_above": s["far_above"],
                                      "threshold": thr, "mark_growth": _mark_growth(spark, run, i)}
     out["near_duplicates"] = I.near_duplicates(spark, run, EXAMPLES)
-    out["contamination"] = I.contamination(spark, run, 2 * EXAMPLES, _items(run))
+    out["contamination"] = I.contamination(spark, run, 2 * EXAMPLES, I.benchmark_items(run))
     langs = {"pages": _languages(spark, run.data(run.pages), "pages")}
     fin = run.final("corpus")
     if run.is_committed(fin):

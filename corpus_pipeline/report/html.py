@@ -123,6 +123,7 @@ def render_html(s: dict) -> str:
         line_chart("Overlap with previous iteration (saturation rule)", xs,
                    {"overlap": [it["overlap_with_previous"] for it in its]}, ymax=1.0),
         bar_chart("Seed positives per iteration", xs, [it["seed_positives"] for it in its]),
+        _language_chart(details),
         line_chart("Classifier (held-out)", xs,
                    {k: [(it.get("classifier") or {}).get(k) for it in its] for k in ("precision", "recall", "f1")},
                    ymax=1.0),
@@ -131,11 +132,12 @@ def render_html(s: dict) -> str:
         charts.append(line_chart("True precision and recall (labels, by iteration)", xs,
                                  {"true precision": [it["true_precision"] for it in its],
                                   "true recall": [it["true_recall"] for it in its]}, ymax=1.0, labels=True))
+    hists = []
     for it in its:
         hist = it.get("score_histogram") or []
         if hist:
             labels = [f"{k / len(hist):.2f}" if k % 5 == 0 else "" for k in range(len(hist))]
-            charts.append(bar_chart(f"Score histogram, iteration {it['iteration']}", labels, hist))
+            hists.append(bar_chart(f"Score histogram, iteration {it['iteration']}", labels, hist))
 
     rows = [[it["iteration"], f"{it['collected_pages']:,}", f"{it['collected_tokens']:,}",
              _pct(it["overlap_with_previous"]), it["new_pages"], it["flagged_domains"], it["seed_positives"],
@@ -165,7 +167,7 @@ def render_html(s: dict) -> str:
 <h1>corpus_pipeline report</h1>
 <p>run: <code>{_esc(s.get('run', ''))}</code> &middot; stopped because: <b>{_esc(s.get('stopped_because'))}</b></p>
 <h2 id="iterations">Iterations</h2>{table}
-<h2 id="charts">Charts</h2>{''.join(charts)}{_language_chart(details)}
+<h2 id="charts">Charts</h2>{''.join(charts)}
 <h2 id="final">Final corpus</h2>
 <p>{_esc(fin.get('pages'))} pages, {_esc(fin.get('tokens'))} tokens; {_esc(_decon_sentence(fin))}.</p>
 {_table(decon_head, decon_rows) if decon_rows else ''}
@@ -179,6 +181,7 @@ def render_html(s: dict) -> str:
 <h2 id="drops">Dropped records by stage and reason</h2>
 {bar_chart("Dropped records by reason", [f"{r[0]}:{r[1]}" for r in skip_rows], [r[2] for r in skip_rows])}
 {_table(['stage', 'reason', 'count'], skip_rows)}
+<h2 id="histograms">Score histograms</h2>{''.join(hists)}
 </body></html>
 """
 
@@ -287,7 +290,7 @@ def _details_sections(d: dict) -> str:
                  ("exact" if r.get("similarity") is None else f"{r['similarity']:.3f}", ""),
                  (r.get("kept_url"), "u"), (r.get("kept_excerpt") or "", "t")] for r in nd.get("pairs", [])]
         out.append(f'<h2 id="duplicates">Near-duplicate examples</h2><p>{nd.get("total", 0)} pages removed as near '
-                   "duplicates; the most similar pairs, with the page kept instead.</p>"
+                   "duplicates; the least similar pairs (nearest the threshold), with the page kept instead.</p>"
                    + _rich_table(["removed page", "kind", "similarity", "kept page", "kept text"], rows))
     langs = d.get("languages") or {}
     if langs.get("pages"):

@@ -61,19 +61,22 @@ def pages_of(spark, run, iteration: Optional[int], host: Optional[str], prefix: 
 
 
 def near_duplicates(spark, run, n: int = 10) -> dict:
-    """Removed near duplicates with their similarity and the page kept in their place (most similar first)."""
+    """Removed near duplicates with their similarity and the page kept in their place, least similar
+    first (the pairs nearest the threshold); ``by_kind``: removals per kind (url, exact, near)."""
     from pyspark.sql import functions as F
 
     if not run.is_committed(run.pages_duplicates):
-        return {"pairs": [], "total": 0}
-    d = read_table(spark, run.data(run.pages_duplicates), schemas.DUPLICATES)
-    total = d.count()
+        return {"pairs": [], "total": 0, "by_kind": {}}
+    all_d = read_table(spark, run.data(run.pages_duplicates), schemas.DUPLICATES)
+    by_kind = {r["kind"]: int(r["count"]) for r in all_d.groupBy("kind").count().collect()}
+    d = all_d.where(F.col("kind") == "near")
+    total = by_kind.get("near", 0)
     kept = _pages(spark, run).select(F.col("page_id").alias("kept_page_id"), F.col("url").alias("kept_url"),
                                      F.col("title").alias("kept_title"), _text().alias("kept_excerpt"))
-    rows = (d.join(kept, "kept_page_id", "left").orderBy(F.desc_nulls_last("similarity"), "page_id").limit(n)
+    rows = (d.join(kept, "kept_page_id", "left").orderBy(F.asc_nulls_last("similarity"), "page_id").limit(n)
             .select("page_id", "kind", "similarity", "kept_page_id", "kept_url", "kept_title", "kept_excerpt")
             .collect())
-    return {"pairs": [r.asDict() for r in rows], "total": total}
+    return {"pairs": [r.asDict() for r in rows], "total": total, "by_kind": by_kind}
 
 
 def contamination(spark, run, n: int = 10, items: Optional[dict] = None) -> dict:
@@ -90,3 +93,17 @@ def contamination(spark, run, n: int = 10, items: Optional[dict] = None) -> dict
     for r in rows:
         r["item_text"] = (items or {}).get((r["benchmark"], r["item_id"]))
     return {"rows": rows, "total": total, "decontaminated": True}
+
+
+def benchmark_items(run) -> dict:
+    """(benchmark, item_id) -> question of the benchmarks folder the final stage used, if readable."""
+    from .. import decontam as D
+    from .. import fs as fsmod
+
+    bench = ((run.marker(run.final("corpus")) or {}).get("config") or {}).get("benchmarks")
+    if not bench or not fsmod.is_local(bench) or not fsmod.get_fs(bench).exists(bench):
+        return {}
+    try:
+        return {(it.benchmark, it.item_id): it.question for it in D.load_benchmarks(fsmod.local_path(bench)).items}
+    except Exception:  # noqa: BLE001 - the item text is a convenience; the ids are shown anyway
+        return {}

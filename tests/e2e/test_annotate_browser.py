@@ -26,7 +26,9 @@ SETTINGS = ["--set", "spark.master=\"local[2]\"", "--set", "spark.conf={\"spark.
 def run_loop(crawl: Path, run: Path) -> subprocess.CompletedProcess:
     p = subprocess.run(CLI + ["run", "--input", str(crawl / "warc" / "*.warc.gz"), "--run", str(run),
                               "--labels", str(crawl / "labels.jsonl"), "--max-iterations", "3",
-                              "--annotate", "manual", *SETTINGS],
+                              "--annotate", "manual", *SETTINGS,
+                              # never stop on saturation before iteration 2's worksheet (overlap 1.0 only)
+                              "--set", "loop.saturation=1.0"],
                        env=ENV, capture_output=True, text=True, timeout=900)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     return p
@@ -145,7 +147,7 @@ def test_annotation_from_the_browser_alone(browser, screenshot, tmp_path):
         f.clear()
         f.send_keys(" ")
         f.send_keys("\b")
-        browser.execute_script("window.scrollTo(0, 0)")
+        browser.execute_script("arguments[0].scrollIntoView({block: 'start'})", first)
         screenshot(browser, "annotate.png")
 
         browser.find_element(By.ID, "save").click()

@@ -131,3 +131,20 @@ def test_jsonl_gz_final_corpus_option(finished, tmp_path):
     assert all(list(r) == schemas.columns(schemas.FINAL_CORPUS) for r in rows)
     ref = {r["page_id"]: r for r in pq.read_table(run / "final" / "corpus").to_pylist()}
     assert {r["page_id"]: r for r in rows} == ref
+
+
+def test_report_renders_in_a_browser(finished, browser, screenshot):
+    from selenium.webdriver.common.by import By
+
+    _, run = finished
+    browser.get((run / "report" / "index.html").as_uri())
+    heads = [h.text for h in browser.find_elements(By.TAG_NAME, "h2")]
+    for h in ("Iterations", "Charts", "Final corpus", "Decontamination: what was removed",
+              "Sample collected pages per iteration", "Near-duplicate examples", "Pages per language",
+              "Marked path prefixes"):
+        assert h in heads, (h, heads)
+    charts = browser.find_elements(By.TAG_NAME, "svg")
+    assert len(charts) >= 6 and all(c.size["width"] > 100 for c in charts)
+    # the README's picture: the labelled precision/recall chart, the final corpus and what decontamination removed
+    browser.execute_script("document.getElementById('final').scrollIntoView(); window.scrollBy(0, -330)")
+    screenshot(browser, "report.png")
