@@ -27,6 +27,7 @@ import ipaddress
 import json
 import re
 import secrets
+import socket
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -225,7 +226,8 @@ def save(view: AnnotationView, decisions: dict, spark=None) -> dict:
         raise SaveError(str(e)) from None
     both = {(m.host, m.prefix) for m in active} & {(m.host, m.prefix) for m in rejected}
     if both:
-        raise SaveError(f"{sorted(h + p for h, p in both)[0]} is both marked and rejected")
+        raise SaveError(f"{sorted(h + p for h, p in both)[0]} is a mark carried from an earlier iteration; "
+                        f"to drop it, delete its line in {marked_path} by hand")
     fs = fsmod.get_fs(view.adir, spark)
     fs.write_text(rejected_path, rej_text)
     ann.write_worksheet(view.adir, view.rows, active, view.iteration, max_listed=view.max_listed, spark=spark)
@@ -259,7 +261,7 @@ class AnnotateServer:
         self.spark = spark
         self.log = log
         self.lock = threading.Lock()
-        self.httpd = ThreadingHTTPServer((host, port), _handler(self))
+        self.httpd = (_Server6 if ":" in host else ThreadingHTTPServer)((host, port), _handler(self))
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self._thread: Optional[threading.Thread] = None
@@ -289,6 +291,10 @@ class AnnotateServer:
     def stop(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+class _Server6(ThreadingHTTPServer):
+    address_family = socket.AF_INET6
 
 
 def _handler(server: AnnotateServer):

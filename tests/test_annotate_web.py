@@ -220,3 +220,23 @@ def test_invalid_hand_edit_is_reported_before_serving(view, tmp_path, capsys):
     assert main(["annotate", str(run), "--serve", "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert "marked_paths.txt:1" in err and "unknown prefix" in err
+
+
+def test_rejecting_a_carried_mark_is_refused_with_the_way_out(tmp_path):
+    adir = tmp_path / "run" / "iter=002" / "annotations"
+    prev = [A.Mark("askmaths.net", "/questions/", "carried", "", "proposer", 1)]
+    A.write_worksheet(str(adir), ROWS, prev, 2)
+    index = A.read_index(str(adir))
+    known = {tuple(k) for k in index["known"]}
+    marks = A.read_marks(str(adir / A.MARKED), known)
+    view = W.build_view(str(tmp_path / "run"), 2, str(adir), index, marks, [], [], {}, [])
+    p = {p["path"]: p for h in view.hosts for p in h["prefixes"]}["askmaths.net/questions/"]
+    assert p["state"] == "accept" and p["decided_by"] == "carried"
+    before = snapshot(adir)
+    with pytest.raises(W.SaveError, match="carried from an earlier iteration"):
+        W.save(view, {("askmaths.net", "/questions/"): "reject"})
+    assert snapshot(adir) == before
+    # accepting the rest keeps the carried mark as it was
+    W.save(view, {("askmaths.net", "/questions/"): "accept", ("calctutor.com", "/lessons/"): "accept"})
+    got = {m.path: m.decided_by for m in A.read_marks(str(adir / A.MARKED), known)}
+    assert got == {"askmaths.net/questions/": "carried", "calctutor.com/lessons/": "person"}
