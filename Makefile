@@ -37,7 +37,7 @@ test-spark35: $(VENV35)/bin/corpus-pipeline
 demo: setup
 	$(BIN)/corpus-pipeline minicrawl --out $(DEMO_DIR)/crawl --pages $(DEMO_PAGES) --random-seed 1
 	$(BIN)/corpus-pipeline run --input '$(DEMO_DIR)/crawl/warc/*.warc.gz' --run $(DEMO_DIR)/run \
-		--labels $(DEMO_DIR)/crawl/labels.jsonl --annotate auto
+		--labels $(DEMO_DIR)/crawl/labels.jsonl --benchmarks $(DEMO_DIR)/crawl/benchmarks --annotate auto
 	@echo "report: $(DEMO_DIR)/run/report/index.html"
 
 bench: setup

@@ -62,6 +62,7 @@ WORKSHEET = "worksheet.md"
 MARKED = "marked_paths.txt"
 MARKED_FILE = MARKED
 INDEX = "prefixes.json"
+REJECTED = "rejected_paths.txt"     # prefixes a person rejected: never offered again in later iterations
 
 DECIDERS = ("person", "proposer", "carried")
 
@@ -473,3 +474,29 @@ def read_worksheet_marks(dir_uri: str, spark=None) -> list[Mark]:
     index = read_index(dir_uri, spark)
     known = {tuple(k) for k in index["known"]} if index is not None else None
     return read_marks(fsmod.join(dir_uri, MARKED), known, spark)
+
+
+# ---------------------------------------------------------------- rejections
+def render_rejections(iteration: int, rejected: Iterable[Mark]) -> str:
+    """Text of ``rejected_paths.txt``: same line format as the marked file (one ``<host><prefix>``)."""
+    out = [f"# corpus_pipeline rejected paths: iteration {iteration}",
+           "#",
+           "# Path prefixes a person rejected (not maths). Later iterations do not list them as candidates",
+           "# again and the proposer skips them. Delete a line to have the prefix offered again.",
+           ""]
+    out += [f"{m.path}   # rejected" + (f"; {m.note}" if m.note else "") for m in rejected]
+    return "\n".join(out) + "\n"
+
+
+def read_rejections(dir_uri: str, known: Optional[set] = None, spark=None) -> list[Mark]:
+    """Rejected prefixes recorded in an annotations folder (``[]`` when it has no rejections file)."""
+    p = fsmod.join(dir_uri, REJECTED)
+    if not fsmod.get_fs(dir_uri, spark).exists(p):
+        return []
+    return read_marks(p, known, spark)
+
+
+def without_rejected(prefix_rows: list[dict], rejected: Iterable[tuple]) -> list[dict]:
+    """Prefix rows minus the (host, prefix) pairs rejected in earlier iterations."""
+    rej = set(rejected)
+    return [r for r in prefix_rows if (r["host"], r["prefix"]) not in rej]

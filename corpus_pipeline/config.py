@@ -143,6 +143,11 @@ class DecontamConfig:
 
 
 @dataclass
+class FinalConfig:
+    format: Literal["parquet", "jsonl.gz"] = "parquet"   # RUN/final/corpus: Parquet files or gzipped JSON lines
+
+
+@dataclass
 class Config:
     spark: SparkConfig = field(default_factory=SparkConfig)
     ingest: IngestConfig = field(default_factory=IngestConfig)
@@ -153,6 +158,7 @@ class Config:
     annotate: AnnotateConfig = field(default_factory=AnnotateConfig)
     loop: LoopConfig = field(default_factory=LoopConfig)
     decontam: DecontamConfig = field(default_factory=DecontamConfig)
+    final: FinalConfig = field(default_factory=FinalConfig)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

@@ -99,8 +99,11 @@ class Loop:
         self._t0 = time.time()
 
     # ------------------------------------------------------------------ helpers
-    def say(self, msg: str) -> None:
+    def say(self, msg: str, level: int = 20) -> None:
+        from .runlog import logger
+
         self.log(f"[{time.time() - self._t0:7.1f}s] {msg}")
+        logger("loop").log(level, msg)              # RUN/logs/run.log, with time and level
 
     def _read(self, path: str, ddl: str):
         from .spark.io import read_table
@@ -281,6 +284,7 @@ class Loop:
                                  schemas.PREFIXES, lambda df: {"prefixes": df.count()}, stage=st.PREFIXES)
         rows = [r.asDict() for r in self._read(run.iteration(i, "prefixes"), schemas.PREFIXES)
                 .orderBy("host", "prefix").collect()]        # flagged domains only: human-scale
+        rows = ann.without_rejected(rows, self.previous_rejections(i))   # a rejected prefix is not asked again
         previous = self.previous_marks(i)
         known = {(r["host"], r["prefix"]) for r in rows} | {(m.host, m.prefix) for m in previous}
         awaiting_path = fsmod.join(adir, AWAITING_FILE)
@@ -322,6 +326,17 @@ class Loop:
                 return [ann.carried(m) for m in ann.read_marks(fsmod.join(adir, ann.MARKED_FILE), None)]
         return []
 
+    def previous_rejections(self, i: int) -> set:
+        """(host, prefix) pairs a person rejected in iterations before i (``rejected_paths.txt``)."""
+        from . import annotate as ann
+
+        out = set()
+        for j in range(1, i):
+            adir = self.run.iteration(j, "annotations")
+            if self.run.is_committed(adir):
+                out.update((m.host, m.prefix) for m in ann.read_rejections(adir))
+        return out
+
     def grow_seed(self, i: int, pages, collected, seed, marks) -> None:
         from .spark.domains import pages_under_marks
         from .spark.iteration import grow_seed
@@ -340,7 +355,7 @@ class Loop:
 
     def final(self, last: int):
         from .spark.io import write_table
-        from .spark.iteration import final_corpus_df
+        from .spark.iteration import final_corpus_df, read_final_corpus, write_final_corpus
 
         run = self.run
         pages = self._read(run.pages, schemas.PAGES)
@@ -349,6 +364,9 @@ class Loop:
         target = run.final("corpus")
         cfg_record = {"last_iteration": last, "benchmarks": self.inp.benchmarks,
                       "decontam": self.cfg.section("decontam") if self.inp.benchmarks else None}
+        fmt = self.cfg.final.format
+        if fmt != "parquet":
+            cfg_record["format"] = fmt
         if run.is_committed(target):
             marker = run.marker(target) or {}
             if marker.get("config") != json.loads(json.dumps(cfg_record)):
@@ -356,8 +374,8 @@ class Loop:
                 run.invalidate(run.final("contamination"))
         if not self.inp.benchmarks:
             def build(staging):
-                write_table(corpus, staging, schemas.FINAL_CORPUS)
-                return {**_corpus_counts(self._read(staging, schemas.FINAL_CORPUS)),
+                write_final_corpus(corpus, staging, fmt)
+                return {**_corpus_counts(read_final_corpus(self.spark, staging, fmt)),
                         "pages_removed_by_decontamination": None, "segments_removed": None}
 
             res = run.stage(target, build, config=cfg_record, log=self.say, settings=self._settings(st.CORPUS))
@@ -377,11 +395,11 @@ class Loop:
                 result = state.get("r") or decontaminate_df(self.spark, corpus, self.inp.benchmarks,
                                                              self.cfg.decontam)
                 state["r"] = result
-                write_table(result.corpus, staging, schemas.FINAL_CORPUS)
+                write_final_corpus(result.corpus, staging, fmt)
                 contam = self._read(run.final("contamination"), schemas.CONTAMINATION)
                 removed = contam.where("action = 'page_removed'").select("page_id").distinct().count()
                 segs = contam.where("action = 'segment_removed'").count()
-                return {**_corpus_counts(self._read(staging, schemas.FINAL_CORPUS)),
+                return {**_corpus_counts(read_final_corpus(self.spark, staging, fmt)),
                         "pages_removed_by_decontamination": int(removed), "segments_removed": int(segs),
                         "decontam": result.counts}
 
@@ -393,6 +411,12 @@ class Loop:
 
     # ------------------------------------------------------------------ driver
     def execute(self) -> LoopOutcome:
+        from .runlog import run_log
+
+        with run_log(self.run):
+            return self._execute()
+
+    def _execute(self) -> LoopOutcome:
         self.awaiting_file = None
         self._check_run_identity()
         self.check_settings()

@@ -47,10 +47,11 @@ PREFIXES = (
     "examples STRING"
 )
 
-# RUN/final/corpus
+# RUN/final/corpus, with provenance: the page's title, language, fetch time and where in which WARC
+# file its response record starts (columns added at the end; the contract's names)
 FINAL_CORPUS = (
     "page_id STRING, url STRING, host STRING, text STRING, score DOUBLE, first_iteration INT, "
-    "n_tokens BIGINT"
+    "n_tokens BIGINT, title STRING, lang STRING, fetched_at STRING, warc_file STRING, warc_offset BIGINT"
 )
 
 # RUN/final/contamination

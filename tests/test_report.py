@@ -95,3 +95,45 @@ def test_report_command_rebuilds_from_the_run_folder(tmp_path, capsys):
     s = json.loads((tmp_path / "run" / "report" / "summary.json").read_text())
     assert s["stopped_because"] is None and s["iterations"][0]["seed_positives"] == 7
     assert (tmp_path / "run" / "report" / "index.html").exists()
+
+
+def test_html_sections_are_readable_tables():
+    from corpus_pipeline.report.html import decon_table, render_html
+
+    head, rows = decon_table({"gsm8k": {"segment_removed": 2, "page_removed": 1}, "math": {"page_removed": 3}},
+                             {"gsm8k": {"ngram": 2, "short_exact": 1}, "math": {"short_exact": 3}})
+    assert head == ["benchmark", "pages removed", "pages with lines removed", "rule: ngram", "rule: short exact"]
+    assert rows == [["gsm8k", 1, 2, 2, 1], ["math", 3, 0, 0, 3]]
+    it = {"iteration": 1, "collected_pages": 10, "collected_tokens": 900, "overlap_with_previous": None,
+          "new_pages": 10, "flagged_domains": 1, "seed_positives": 5, "seed_added": 7, "true_precision": 0.9,
+          "true_recall": 0.6, "classifier": {"precision": 1, "recall": 1, "f1": 1},
+          "top_flagged_domains": [{"host": "askmaths.net", "pages": 20, "collected": 10, "fraction": 0.5}],
+          "marks": [{"path": "askmaths.net/questions/", "decided_by": "person", "first_decided_by": "person",
+                     "since": 1}], "rejected_prefixes": ["askmaths.net/users/"], "score_histogram": [1, 2]}
+    page = {"pages": 9, "url": "https://askmaths.net/questions/1/x", "title": "Why $x^2$?", "score": 0.51,
+            "excerpt": "Let $x^2 = 4$ <b>then</b>"}
+    s = {"run": "/r", "stopped_because": "saturated", "iterations": [it],
+         "final": {"pages": 9, "tokens": 800, "pages_removed_by_decontamination": 1, "segments_removed": 2},
+         "decontamination": {"by_benchmark": {"gsm8k": {"segment_removed": 2, "page_removed": 1}},
+                             "by_rule": {"ngram": 2}},
+         "ingest": {"skips": {"not_html": 2}},
+         "details": {"iterations": {"1": {"near_threshold": [page], "far_above": [], "threshold": 0.5,
+                                          "mark_growth": {"askmaths.net/questions/": 7}}},
+                     "near_duplicates": {"total": 1, "pairs": [{"page_id": "p9", "kind": "near", "similarity": 0.81,
+                                                                "kept_url": "https://a/b", "kept_excerpt": "t"}]},
+                     "contamination": {"decontaminated": True, "total": 1, "rows": [
+                         {"action": "segment_removed", "reason": "ngram", "url": "https://a/c", "benchmark": "gsm8k",
+                          "item_id": "g-1", "item_text": "How many apples?"}]},
+                     "languages": {"pages": {"en": 8, "zh": 1}, "final": {"en": 7, "zh": 1}}}}
+    html = render_html(s)
+    for sid in ("iterations", "charts", "final", "contamination", "samples", "duplicates", "languages",
+                "flagged", "marks", "drops"):
+        assert f'id="{sid}"' in html, sid
+    assert "{&quot;" not in html and '{"' not in html                 # no raw JSON anywhere
+    assert "<td>person</td>" in html and "<td>7</td>" in html          # who decided, seed growth of the mark
+    assert "askmaths.net/users/" in html                               # rejected prefixes listed
+    assert '<span class="tex">$x^2 = 4$</span>' in html                # maths shown as TeX, text escaped
+    assert "&lt;b&gt;then&lt;/b&gt;" in html and "<b>then</b>" not in html
+    assert "How many apples?" in html and "0.810" in html
+    assert ">0.60<" in html and ">0.90<" in html                       # labelled precision/recall points
+    assert "Pages per language" in html and "<script" not in html

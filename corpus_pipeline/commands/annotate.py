@@ -6,6 +6,11 @@ marked file's paths, the flagged hosts with their candidate prefixes, what is
 marked now (validated: an invalid marked file is reported with its line and
 exit code 2) and what the proposer would mark with the current
 ``[annotate]`` settings.  Nothing is written.
+
+With ``--serve`` it starts the annotation web page instead (``annotate_web.py``):
+the page's data is computed once with Spark from the run folder, then served
+from memory until Ctrl-C; saving writes ``marked_paths.txt`` and
+``rejected_paths.txt`` in the annotations folder.
 """
 from __future__ import annotations
 
@@ -18,9 +23,19 @@ def add_arguments(p) -> None:
                    help="show iteration N instead of the latest one with a worksheet")
     p.add_argument("--top", type=int, default=10, metavar="K",
                    help="candidate prefixes shown per host (default 10)")
+    p.add_argument("--serve", action="store_true", help="start the annotation web page (until Ctrl-C)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to bind with --serve (default 127.0.0.1, loopback only)")
+    p.add_argument("--port", type=int, default=8765, metavar="N", help="port for --serve (default 8765; 0: any free)")
+    p.add_argument("--top-hosts", type=int, default=50, metavar="K",
+                   help="flagged hosts shown on the page, by impact (default 50)")
 
 
 def plan(args, cfg) -> list[str]:
+    if getattr(args, "serve", False):
+        return [f"find the latest iteration of {args.run} waiting for marks",
+                f"compute hosts, prefixes and sample pages with Spark, serve them on http://{args.host}:{args.port}/",
+                "on save: write marked_paths.txt and rejected_paths.txt in its annotations folder"]
     return [f"find the latest iteration of {args.run} with annotations/{_marked()}",
             "print the worksheet path, the file to mark and a summary (writes nothing)"]
 
@@ -50,6 +65,8 @@ def run(args, cfg) -> int:
     from ..errors import InputFileError, UsageError
     from ..runfolder import RunFolder
 
+    if args.serve:
+        return serve(args, cfg)
     spark = None
     if not fsmod.is_local(args.run):
         from ..spark.session import get_spark
@@ -111,4 +128,82 @@ def run(args, cfg) -> int:
             print(f"  ... {len(hosts[host]) - len(cands)} more in the worksheet")
     if not committed:
         print("when done, rerun the same `corpus-pipeline run` command to apply the marks and continue")
+    return 0
+
+
+def serve(args, cfg) -> int:
+    """``annotate RUN --serve``: compute the page's data once, then serve it from memory."""
+    from .. import annotate as ann
+    from .. import annotate_web as web
+    from .. import fs as fsmod
+    from .. import schemas
+    from ..errors import InputFileError, UsageError
+    from ..runfolder import RunFolder
+    from ..spark.annotate_view import prefix_view
+    from ..spark.io import read_table
+    from ..spark.session import get_spark
+
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port: expected 0..65535, got {args.port}")
+    if args.top_hosts < 1:
+        raise UsageError("--top-hosts must be >= 1")
+    # a local run folder is checked before the JVM starts; a remote one needs Spark to be read at all
+    spark = None if fsmod.is_local(args.run) else get_spark(cfg.spark, quiet=True)
+    run_folder = RunFolder(args.run, spark)
+    if not run_folder.fs.exists(run_folder.uri):
+        raise UsageError(f"{args.run}: no such run folder")
+    found = latest_annotations(run_folder, args.iteration)
+    if found is None:
+        print(f"annotate: {args.run} has no path worksheet yet; `corpus-pipeline run ... --annotate manual` "
+              f"writes one when an iteration reaches the path step", file=sys.stderr)
+        return 1
+    i, adir = found
+    if run_folder.is_committed(adir):
+        print(f"annotate: the marks of iteration {i} were already applied ({adir}); nothing waits for a person",
+              file=sys.stderr)
+        return 1
+    index = ann.read_index(adir, spark) or {}
+    rows = index.get("rows", [])
+    known = {tuple(k) for k in index["known"]} if "known" in index else None
+    try:
+        marks = ann.read_marks(fsmod.join(adir, ann.MARKED), known, spark)
+        rejected = ann.read_rejections(adir, known, spark)
+    except InputFileError as e:
+        print(f"annotate: fix the file first, nothing is served: {e}", file=sys.stderr)
+        return 2
+    if spark is None:
+        spark = get_spark(cfg.spark, quiet=True)
+        run_folder = RunFolder(args.run, spark)
+    proposed = ann.propose(rows, cfg.annotate)
+    max_listed = cfg.annotate.worksheet_max_prefixes
+    listed = set()
+    per_host: dict = {}
+    for r in rows:
+        per_host.setdefault(r["host"], []).append(r)
+    for host, hr in per_host.items():
+        listed.update((host, r["prefix"]) for r in sorted(hr, key=lambda r: (-r["pages"], r["prefix"]))[:max_listed])
+    print(f"annotate: iteration {i}: computing {len(listed)} prefixes of {len(per_host)} flagged hosts ...",
+          flush=True)
+    joins, samples = prefix_view(spark, run_folder, i, sorted(listed))
+    domains = [r.asDict() for r in read_table(spark, run_folder.data(run_folder.iteration(i, "domains")),
+                                             schemas.DOMAINS).where("flagged").collect()]
+    view = web.build_view(run_folder.uri, i, adir, index, marks, rejected, proposed, joins, samples, domains,
+                          top_hosts=args.top_hosts, max_listed=max_listed)
+    try:
+        server = web.AnnotateServer(view, args.host, args.port, spark=spark)
+    except OSError as e:
+        raise UsageError(f"--host {args.host} --port {args.port}: cannot listen there ({e.strerror or e})") from None
+    if web.needs_token(args.host):
+        print(f"annotate: warning: bound to {args.host}, beyond loopback; the token in the URL is required",
+              file=sys.stderr)
+    print(f"annotate: serving iteration {i} ({len(view.hosts)} hosts) at {server.url}", flush=True)
+    print("annotate: open that URL in a browser; save there, then stop this with Ctrl-C and rerun the same "
+          "`corpus-pipeline run` command", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    print("annotate: stopped", flush=True)
     return 0

@@ -7,7 +7,7 @@ def add_arguments(p) -> None:
 
 
 def plan(args, cfg) -> list[str]:
-    return [f"read commit markers under {args.run}", f"write {args.run}/report/summary.json, index.html, summary.md"]
+    return [f"read commit markers under {args.run} (and sample tables with Spark when pages are ingested)", f"write {args.run}/report/summary.json, index.html, summary.md"]
 
 
 def run(args, cfg) -> int:
@@ -24,6 +24,11 @@ def run(args, cfg) -> int:
     run = RunFolder(args.run, spark)
     if not run.fs.exists(run.uri):
         raise UsageError(f"{args.run}: no such run folder")
+    if spark is None and run.is_committed(run.pages):
+        from ..spark.session import get_spark
+
+        spark = get_spark(cfg.spark, quiet=True)      # sample pages, duplicates, languages come from the tables
+        run = RunFolder(args.run, spark)
     write_report(run, echo=print)
     print(f"report: {run.report_dir}/index.html")
     return 0

@@ -22,6 +22,7 @@ from typing import Optional
 
 from . import textgen as T
 from .formulas import TOPICS
+from .benchmark import Planter
 from .html import render_page
 from .sites import MIRROR, PROSE_MATH_KINDS, SITES, Site, label_of
 from .warcfile import WarcFile, sha1_b32
@@ -80,6 +81,7 @@ class _Gen:
         self.markups = Counter()
         self.truncated: dict = {}
         self.labels_f = None
+        self.bench = Planter(seed)          # a made-up benchmark, a few items planted in pages
 
     # ------------------------------------------------------------ ids, dates
     def _uuid(self) -> str:
@@ -234,6 +236,8 @@ class _Gen:
     # ------------------------------------------------------------ phenomena
     def _normal(self, i: int, truncate: bool = False, site: Optional[Site] = None) -> None:
         e = self._new_entry(i, site)
+        if not truncate:
+            self.bench.maybe_plant(e)
         html = self._render(e)
         e["html"] = html
         self._emit(e["url"], "200 OK", "text/html; charset=utf-8", html.encode("utf-8"), truncate=truncate)
@@ -453,6 +457,7 @@ class _Gen:
                 self._normal(i)
             if self.wf is not None:
                 self._close_file()
+        self.bench.write(self.out)
         return self._manifest()
 
     def _manifest(self) -> dict:
@@ -482,6 +487,7 @@ class _Gen:
                 "non_utf8_gbk", "truncated", "angle_bracket_uri")},
             "truncated": self.truncated,
             "files": self.files,
+            "benchmarks": self.bench.manifest(),
             "mix": {k: v for k, v in vars(self.mix).items() if k != "sites"},
         }
 

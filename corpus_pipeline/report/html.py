@@ -50,7 +50,8 @@ def bar_chart(title: str, labels: list, values: list, fmt=compact) -> str:
             f'xmlns="http://www.w3.org/2000/svg">{_axis(ymax, fmt)}{"".join(bars)}</svg></figure>')
 
 
-def line_chart(title: str, xs: list, series: dict, ymax: float | None = None, fmt=lambda v: f"{v:.2f}") -> str:
+def line_chart(title: str, xs: list, series: dict, ymax: float | None = None, fmt=lambda v: f"{v:.2f}",
+               labels: bool = False) -> str:
     vals = [v for s in series.values() for v in s if v is not None]
     if not vals:
         return f"<figure><figcaption>{_esc(title)}</figcaption><p>no data</p></figure>"
@@ -71,6 +72,10 @@ def line_chart(title: str, xs: list, series: dict, ymax: float | None = None, fm
             parts.append(f'<polyline fill="none" stroke="{color}" stroke-width="2" points="'
                          + " ".join(f"{x:.1f},{y:.1f}" for x, y in pts) + '"/>')
             parts += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{color}"/>' for x, y in pts]
+            if labels:      # the value at each point, one series above its points, the next below
+                dy = -6 if c % 2 == 0 else 14
+                parts += [f'<text x="{px(k):.1f}" y="{py(v) + dy:.1f}" font-size="10" fill="{color}" '
+                          f'text-anchor="middle">{_esc(fmt(v))}</text>' for k, v in enumerate(ys) if v is not None]
         legend.append(f'<span style="color:{color}">&#9632; {_esc(name)}</span>')
     ticks = "".join(f'<text x="{px(k):.1f}" y="{H - PAD + 12}" font-size="10" text-anchor="middle">{_esc(x)}</text>'
                     for k, x in enumerate(xs))
@@ -110,6 +115,7 @@ def _pct(x) -> str:
 
 def render_html(s: dict) -> str:
     its = s.get("iterations", [])
+    details = s.get("details") or {}
     xs = [it["iteration"] for it in its]
     charts = [
         bar_chart("Collected pages per iteration", xs, [it["collected_pages"] for it in its]),
@@ -117,19 +123,21 @@ def render_html(s: dict) -> str:
         line_chart("Overlap with previous iteration (saturation rule)", xs,
                    {"overlap": [it["overlap_with_previous"] for it in its]}, ymax=1.0),
         bar_chart("Seed positives per iteration", xs, [it["seed_positives"] for it in its]),
+        _language_chart(details),
         line_chart("Classifier (held-out)", xs,
                    {k: [(it.get("classifier") or {}).get(k) for it in its] for k in ("precision", "recall", "f1")},
                    ymax=1.0),
     ]
     if any(it.get("true_recall") is not None for it in its):
-        charts.append(line_chart("True precision and recall (labels)", xs,
+        charts.append(line_chart("True precision and recall (labels, by iteration)", xs,
                                  {"true precision": [it["true_precision"] for it in its],
-                                  "true recall": [it["true_recall"] for it in its]}, ymax=1.0))
+                                  "true recall": [it["true_recall"] for it in its]}, ymax=1.0, labels=True))
+    hists = []
     for it in its:
         hist = it.get("score_histogram") or []
         if hist:
             labels = [f"{k / len(hist):.2f}" if k % 5 == 0 else "" for k in range(len(hist))]
-            charts.append(bar_chart(f"Score histogram, iteration {it['iteration']}", labels, hist))
+            hists.append(bar_chart(f"Score histogram, iteration {it['iteration']}", labels, hist))
 
     rows = [[it["iteration"], f"{it['collected_pages']:,}", f"{it['collected_tokens']:,}",
              _pct(it["overlap_with_previous"]), it["new_pages"], it["flagged_domains"], it["seed_positives"],
@@ -141,32 +149,162 @@ def render_html(s: dict) -> str:
         for d in it.get("top_flagged_domains", [])[:10]:
             dom_rows.append([it["iteration"], d.get("host"), d.get("pages"), d.get("collected"),
                              _pct(d.get("fraction"))])
-    mark_rows = [[it["iteration"], p] for it in its for p in it.get("marked_prefixes", [])]
+    mark_rows = mark_table(its, details)
     skip_rows = drop_rows(s)
     fin = s.get("final") or {}
     decon = s.get("decontamination") or {}
     by_bench = decon.get("by_benchmark") if isinstance(decon, dict) else None
-    decon_rows = []
-    if isinstance(by_bench, dict):
-        for b, d in sorted(by_bench.items()):
-            decon_rows.append([b, json.dumps(d)])
+    decon_head, decon_rows = decon_table(by_bench if isinstance(by_bench, dict) else {},
+                                         (decon.get("by_benchmark_rule") or {}) if isinstance(decon, dict) else {})
     css = ("body{font-family:system-ui,sans-serif;margin:24px;color:#222}figure{display:inline-block;margin:8px;"
            "vertical-align:top}figcaption{font-weight:600;font-size:13px}table{border-collapse:collapse;margin:8px 0}"
-           "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px;text-align:right}th{background:#f3f3f3}")
+           "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px;text-align:right}th{background:#f3f3f3}"
+           "td.t{text-align:left;max-width:640px}.tex{font-family:ui-monospace,monospace;color:#303080}"
+           "td.u{text-align:left;font-family:ui-monospace,monospace;font-size:11px;word-break:break-all;max-width:320px}")
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>corpus_pipeline report</title><style>{css}</style></head>
 <body>
 <h1>corpus_pipeline report</h1>
 <p>run: <code>{_esc(s.get('run', ''))}</code> &middot; stopped because: <b>{_esc(s.get('stopped_because'))}</b></p>
-<h2>Iterations</h2>{table}
-<h2>Charts</h2>{''.join(charts)}
-<h2>Final corpus</h2>
+<h2 id="iterations">Iterations</h2>{table}
+<h2 id="charts">Charts</h2>{''.join(charts)}
+<h2 id="final">Final corpus</h2>
 <p>{_esc(fin.get('pages'))} pages, {_esc(fin.get('tokens'))} tokens; {_esc(_decon_sentence(fin))}.</p>
-{_table(['benchmark', 'removed'], decon_rows) if decon_rows else ''}
-<h2>Top flagged domains</h2>{_table(['iteration', 'domain', 'pages', 'collected', 'fraction'], dom_rows)}
-<h2>Marked path prefixes</h2>{_table(['iteration', 'prefix'], mark_rows)}
-<h2>Dropped records by stage and reason</h2>
+{_table(decon_head, decon_rows) if decon_rows else ''}
+{_details_sections(details)}
+<h2 id="flagged">Top flagged domains</h2>{_table(['iteration', 'domain', 'pages', 'collected', 'fraction'], dom_rows)}
+<h2 id="marks">Marked path prefixes</h2>
+<p>Who decided each mark and how many uncollected pages it added to the next iteration's seed.</p>
+{_table(['iteration', 'prefix', 'decided by', 'first decided by', 'since iteration', 'pages added to seed'],
+        mark_rows)}
+{_rejected(its)}
+<h2 id="drops">Dropped records by stage and reason</h2>
 {bar_chart("Dropped records by reason", [f"{r[0]}:{r[1]}" for r in skip_rows], [r[2] for r in skip_rows])}
 {_table(['stage', 'reason', 'count'], skip_rows)}
+<h2 id="histograms">Score histograms</h2>{''.join(hists)}
 </body></html>
 """
+
+
+# ---------------------------------------------------------------- readable tables
+_ACTIONS = {"segment_removed": "pages with lines removed", "page_removed": "pages removed"}
+
+
+def decon_table(by_bench: dict, by_rule: dict) -> tuple[list, list]:
+    """Per benchmark: pages with lines removed, pages removed, and pages per rule (no raw JSON)."""
+    actions = sorted({a for d in by_bench.values() for a in d})
+    rules = sorted({r for d in by_rule.values() for r in d})
+    head = ["benchmark"] + [_ACTIONS.get(a, a.replace("_", " ")) for a in actions] + \
+        [f"rule: {r.replace('_', ' ')}" for r in rules]
+    rows = [[b] + [by_bench[b].get(a, 0) for a in actions] + [(by_rule.get(b) or {}).get(r, 0) for r in rules]
+            for b in sorted(by_bench)]
+    return head, rows
+
+
+def mark_table(its: list, details: dict) -> list[list]:
+    growth_by = {k: (v or {}).get("mark_growth") or {} for k, v in (details.get("iterations") or {}).items()}
+    rows = []
+    for it in its:
+        growth = growth_by.get(str(it["iteration"]), {})
+        marks = it.get("marks") or [{"path": p} for p in it.get("marked_prefixes", [])]
+        for m in marks:
+            g = growth.get(m["path"])
+            rows.append([it["iteration"], m["path"], m.get("decided_by", "–"), m.get("first_decided_by", "–"),
+                         m.get("since") if m.get("since") is not None else "–", "–" if g is None and not growth
+                         else (g or 0)])
+    return rows
+
+
+def _rejected(its: list) -> str:
+    rows = [[it["iteration"], p] for it in its for p in it.get("rejected_prefixes") or []]
+    if not rows:
+        return ""
+    return "<h3>Rejected path prefixes (not asked again)</h3>" + _table(["iteration", "prefix"], rows)
+
+
+def _cell(v, cls: str = "") -> str:
+    c = f' class="{cls}"' if cls else ""
+    return f"<td{c}>{_esc(v)}</td>"
+
+
+def _tex(text: str) -> str:
+    """Escaped text with $...$ spans marked (maths stays as TeX)."""
+    import re
+
+    out, last = [], 0
+    for m in re.finditer(r"\$\$[^$]+?\$\$|\$[^$\n]+?\$", text or ""):
+        out.append(_esc(text[last:m.start()]))
+        out.append(f'<span class="tex">{_esc(m.group(0))}</span>')
+        last = m.end()
+    out.append(_esc((text or "")[last:]))
+    return "".join(out)
+
+
+def _rich_table(headers: list, rows: list) -> str:
+    """Rows of (value, kind) cells: kind "t" text with TeX, "u" a URL (as text, not a link), "" a number."""
+    head = "".join(f"<th>{_esc(h)}</th>" for h in headers)
+    body = []
+    for r in rows:
+        cells = []
+        for v, kind in r:
+            if kind == "t":
+                cells.append(f'<td class="t">{_tex(v)}</td>')
+            else:
+                cells.append(_cell(v, kind))
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _score(x) -> str:
+    return "–" if x is None else f"{x:.3f}"
+
+
+def _details_sections(d: dict) -> str:
+    if not d:
+        return ("<p>(Sample pages, near duplicates, decontamination examples and languages are shown when the "
+                "report is written with the run's tables: <code>corpus-pipeline report RUN</code>.)</p>")
+    out = []
+    con = d.get("contamination") or {}
+    if con.get("decontaminated"):
+        rows = [[(r.get("action", "").replace("_", " "), ""), (r.get("reason", "").replace("_", " "), ""),
+                 (r.get("url") or r.get("page_id"), "u"), (r.get("benchmark"), ""), (r.get("item_id"), ""),
+                 ((r.get("item_text") or "")[:300], "t")] for r in con.get("rows", [])]
+        out.append(f'<h2 id="contamination">Decontamination: what was removed</h2><p>{con.get("total", 0)} '
+                   f"removals; the first {len(rows)}, with the benchmark item each page matched.</p>"
+                   + _rich_table(["action", "rule", "page", "benchmark", "item", "item text"], rows))
+    its = d.get("iterations") or {}
+    if its:
+        rows = []
+        for i in sorted(its, key=int):
+            v = its[i]
+            for kind, key in (("near the threshold", "near_threshold"), ("far above", "far_above")):
+                for r in v.get(key) or []:
+                    rows.append([(i, ""), (kind, ""), (_score(r.get("score")), ""), (r.get("url"), "u"),
+                                 (r.get("title") or "", "t"), (r.get("excerpt") or "", "t")])
+        out.append('<h2 id="samples">Sample collected pages per iteration</h2>'
+                   "<p>The lowest-scoring collected pages (nearest the threshold) and the highest-scoring ones.</p>"
+                   + _rich_table(["iteration", "sample", "score", "url", "title", "text"], rows))
+    nd = d.get("near_duplicates") or {}
+    if nd:
+        rows = [[(r.get("page_id"), "u"), (r.get("kind"), ""),
+                 ("exact" if r.get("similarity") is None else f"{r['similarity']:.3f}", ""),
+                 (r.get("kept_url"), "u"), (r.get("kept_excerpt") or "", "t")] for r in nd.get("pairs", [])]
+        out.append(f'<h2 id="duplicates">Near-duplicate examples</h2><p>{nd.get("total", 0)} pages removed as near '
+                   "duplicates; the least similar pairs (nearest the threshold), with the page kept instead.</p>"
+                   + _rich_table(["removed page", "kind", "similarity", "kept page", "kept text"], rows))
+    langs = d.get("languages") or {}
+    if langs.get("pages"):
+        keys = sorted(set(langs.get("pages", {})) | set(langs.get("final", {})),
+                      key=lambda k: (-langs["pages"].get(k, 0), k))
+        rows = [[k, langs["pages"].get(k, 0), langs.get("final", {}).get(k, "–") if "final" in langs else "–"]
+                for k in keys]
+        out.append('<h2 id="languages">Pages per language</h2>' + _table(["language", "pages", "final corpus"], rows))
+    return "\n".join(out)
+
+
+def _language_chart(d: dict) -> str:
+    langs = ((d or {}).get("languages") or {}).get("final") or ((d or {}).get("languages") or {}).get("pages")
+    if not langs or list(langs) == ["unknown"]:
+        return ""
+    keys = sorted(langs, key=lambda k: (-langs[k], k))[:12]
+    return bar_chart("Pages per language (final corpus)", keys, [langs[k] for k in keys])

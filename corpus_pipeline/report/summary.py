@@ -16,6 +16,22 @@ def _classifier(m: dict) -> dict:
     return {k: m.get(k) for k in ("precision", "recall", "f1")}
 
 
+def _marks(run: RunFolder, i: int) -> tuple[list, list]:
+    """Marks of iteration i (path, who put it there, who first decided, since) and its rejections."""
+    from .. import annotate as ann
+
+    adir = run.iteration(i, "annotations")
+    if not run.is_committed(adir):
+        return [], []
+    try:
+        marks = ann.read_marks(fsmod.join(adir, ann.MARKED), None, getattr(run, "_spark", None))
+        rejected = ann.read_rejections(adir, None, getattr(run, "_spark", None))
+    except Exception:  # noqa: BLE001 - a report never fails on a file a person edited; counts stay
+        return [], []
+    return ([{"path": m.path, "decided_by": m.decided_by, "first_decided_by": m.first_decider, "since": m.since}
+             for m in marks], [m.path for m in rejected])
+
+
 def build_summary(run: RunFolder) -> dict:
     iterations = []
     nums = [i for i in run.iterations() if run.is_committed(run.iteration(i, "collected"))]
@@ -28,6 +44,7 @@ def build_summary(run: RunFolder) -> dict:
         ev = run.marker(run.iteration(i, "eval"))
         ann = run.counts(run.iteration(i, "annotations"))
         scores = run.counts(run.iteration(i, "scores"))
+        marks, rejected = _marks(run, i)
         iterations.append({
             "iteration": i,
             "collected_pages": col.get("collected_pages", 0),
@@ -45,6 +62,8 @@ def build_summary(run: RunFolder) -> dict:
             "top_flagged_domains": dom.get("top_flagged", []),
             "marked_prefixes": ann.get("marked", []),
             "marks_decided_by": ann.get("decided_by", {}),
+            "marks": marks,
+            "rejected_prefixes": rejected,
             "score_histogram": scores.get("histogram", []),
             "classifier_detail": {k: v for k, v in model.items() if k not in ("precision", "recall", "f1")},
         })
@@ -69,14 +88,23 @@ def build_summary(run: RunFolder) -> dict:
     return summary
 
 
-def write_report(run: RunFolder, echo: Optional[callable] = None) -> dict:
+def write_report(run: RunFolder, echo: Optional[callable] = None, spark=None) -> dict:
+    """Writes summary.json, index.html and summary.md.  With a SparkSession (given, or the run
+    folder's own) the report also shows sample pages, mark growth, near duplicates, decontamination
+    removals and languages (``details``, read from the tables)."""
     from .html import render_html
     from .markdown import render_markdown
 
     summary = build_summary(run)
+    spark = spark if spark is not None else getattr(run, "_spark", None)
+    if spark is not None and run.is_committed(run.pages):
+        from .details import collect_details
+
+        summary["details"] = collect_details(spark, run)
     out = run.report_dir
     run.fs.mkdirs(out)
-    run.fs.write_text(fsmod.join(out, "summary.json"), json.dumps(summary, indent=2, ensure_ascii=False))
+    run.fs.write_text(fsmod.join(out, "summary.json"), json.dumps(summary, indent=2, ensure_ascii=False,
+                                                                  default=str))
     run.fs.write_text(fsmod.join(out, "index.html"), render_html(summary))
     md = render_markdown(summary)
     run.fs.write_text(fsmod.join(out, "summary.md"), md)

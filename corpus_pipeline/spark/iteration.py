@@ -106,7 +106,35 @@ def final_corpus_df(pages_df, last_collected_df, all_collected: list[tuple[int, 
         d = df.select("page_id", F.lit(i).alias("first_iteration"))
         first = d if first is None else first.unionByName(d)
     first = first.groupBy("page_id").agg(F.min("first_iteration").alias("first_iteration"))
+    cols = [c for c in schemas.columns(schemas.FINAL_CORPUS) if c not in ("score", "first_iteration")]
+    page_cols = [F.col(c) if c in pages_df.columns else F.lit(None).alias(c) for c in cols]   # lang may be absent
     out = (last_collected_df.select("page_id", "score")
-           .join(pages_df.select("page_id", "url", "host", "text", "n_tokens"), "page_id")
+           .join(pages_df.select(*page_cols), "page_id")
            .join(first, "page_id", "left"))
     return out.select(*schemas.columns(schemas.FINAL_CORPUS))
+
+
+FINAL_FORMATS = ("parquet", "jsonl.gz")
+
+
+def write_final_corpus(df, path: str, fmt: str = "parquet") -> None:
+    """The final corpus as Parquet (default) or gzipped JSON lines (``part-*.json.gz``, one page per line)."""
+    from .. import fs as fsmod
+    from .io import write_table
+
+    if fmt == "parquet":
+        write_table(df, path, schemas.FINAL_CORPUS)
+    elif fmt == "jsonl.gz":
+        (df.select(*schemas.columns(schemas.FINAL_CORPUS)).write.mode("overwrite")
+         .option("compression", "gzip").option("ignoreNullFields", "false").json(fsmod.to_spark_uri(path)))
+    else:
+        raise ValueError(f"final.format: expected one of {FINAL_FORMATS}, got {fmt!r}")
+
+
+def read_final_corpus(spark, path: str, fmt: str = "parquet"):
+    from .. import fs as fsmod
+    from .io import read_table, struct
+
+    if fmt == "jsonl.gz":
+        return spark.read.schema(struct(schemas.FINAL_CORPUS)).json(fsmod.to_spark_uri(path))
+    return read_table(spark, path, schemas.FINAL_CORPUS)

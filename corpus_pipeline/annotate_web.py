@@ -1,0 +1,430 @@
+"""The path step as a local web page: ``corpus-pipeline annotate RUN --serve``.
+
+The page's data (flagged hosts ranked by impact, their prefix trees, sample pages from the crawl)
+is computed once when the server starts (:func:`build_view`, from the worksheet index and the
+numbers of ``spark/annotate_view.py``) and served from memory.  Saving goes through the marked
+file's own validator (:func:`annotate.parse_marks`) and writes ``marked_paths.txt`` (with
+``annotate.write_worksheet``, so the file keeps its candidates and can still be edited by hand)
+plus ``rejected_paths.txt``; the text files stay the source of truth.
+
+Security (the server runs on a person's machine, next to a browser):
+
+* loopback only unless ``--host`` says otherwise;
+* every request needs the random token of the printed URL (``?token=`` or the
+  ``X-Annotate-Token`` header), compared in constant time;
+* the ``Host`` header must name the bound address (DNS rebinding);
+* a POST needs ``Origin`` equal to the page's own origin, ``Content-Type: application/json``
+  and the per-server CSRF token in ``X-CSRF-Token``; bodies over 1 MB are refused;
+* pages are served by a number only (``/api/sample/<n>``, an index into the in-memory samples),
+  never by a path from the request;
+* responses carry a Content-Security-Policy (scripts and styles by nonce only, no framing),
+  ``Referrer-Policy: no-referrer`` (the token is in the URL) and ``Cache-Control: no-store``.
+"""
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import re
+import secrets
+import socket
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from typing import Callable, Optional
+from urllib.parse import parse_qs, urlsplit
+
+from . import annotate as ann
+from . import fs as fsmod
+from .errors import InputFileError
+
+STATES = ("accept", "reject", "undecided")
+MAX_BODY = 1 << 20
+EXCERPT_CHARS = 400
+_SAMPLE_PATH = re.compile(r"^/api/sample/(.*)$")
+_SAMPLE_ID = re.compile(r"^[0-9]{1,9}$")
+
+
+def is_loopback(host: str) -> bool:
+    if host in ("localhost", "localhost.", ""):
+        return host != ""
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def needs_token(host: str) -> bool:
+    """A server bound beyond loopback always needs the token."""
+    return not is_loopback(host)
+
+
+# ---------------------------------------------------------------- the view (pure)
+@dataclass
+class AnnotationView:
+    run: str
+    iteration: int
+    adir: str
+    rows: list                     # every prefix row of the worksheet index (what write_worksheet needs)
+    known: set                     # (host, prefix) pairs the marked file may name
+    carried: list                  # Mark: marks carried forward from earlier iterations (kept on save)
+    file_marks: dict               # (host, prefix) -> Mark active in marked_paths.txt at start
+    hosts: list                    # ranked host dicts with their prefixes (JSON-ready)
+    samples: list                  # sample dicts; a sample's id is its index here
+    max_listed: int = 40
+    saved: dict = field(default_factory=dict)
+
+    def prefix_keys(self) -> dict:
+        return {p["path"]: (h["host"], p["prefix"]) for h in self.hosts for p in h["prefixes"]}
+
+    def state(self) -> dict:
+        return {"run": self.run, "iteration": self.iteration, "adir": self.adir,
+                "marked_file": fsmod.join(self.adir, ann.MARKED), "rejected_file": fsmod.join(self.adir, ann.REJECTED),
+                "hosts": self.hosts, "carried": [m.path for m in self.carried], "saved": self.saved}
+
+
+def _excerpt(text: str, n: int = EXCERPT_CHARS) -> str:
+    t = re.sub(r"\s+", " ", text or "").strip()
+    if len(t) <= n:
+        return t
+    cut = t[:n]
+    # do not end inside a TeX span: an odd number of '$' means one is open
+    if cut.count("$") % 2 == 1:
+        cut = cut[:cut.rfind("$")]
+    return cut.rstrip() + " …"
+
+
+def build_view(run: str, iteration: int, adir: str, index: dict, file_marks: list, rejected: list, proposed: list,
+               joins: dict, samples: list, domains: Optional[list] = None, top_hosts: int = 50,
+               max_listed: int = 40) -> AnnotationView:
+    """The page's data: hosts ranked by impact, each with its prefix tree and samples.
+
+    A prefix's starting state: ``reject`` when it is in the rejections file, ``accept`` when it is
+    active in the marked file or the proposer picks it (labelled ``proposed``), else ``undecided``.
+    Host impact: the pages the proposed prefixes would add to the seed; hosts without a proposal
+    rank after those with one, by the most any one of their prefixes would add.
+    """
+    rows = [dict(r, examples=ann._examples(r)) for r in index.get("rows", [])]
+    known = {tuple(k) for k in index.get("known", [])} or ann.known_prefixes(rows)
+    marks = {(m.host, m.prefix): m for m in file_marks}
+    rej = {(m.host, m.prefix) for m in rejected}
+    prop = {(m.host, m.prefix) for m in proposed}
+    carried = [m for m in file_marks if m.decided_by == "carried"]
+    dom = {d["host"]: d for d in (domains or [])}
+    by_sample: dict = {}
+    out_samples: list = []
+    for s in samples:
+        sid = len(out_samples)
+        text = s.get("text") or ""
+        out_samples.append({"id": sid, "url": s.get("url"), "title": s.get("title") or "", "text": text,
+                            "text_chars": s.get("text_chars"), "score": s.get("score"),
+                            "collected": bool(s.get("collected")), "fetched_at": s.get("fetched_at")})
+        by_sample.setdefault((s["m_host"], s["m_prefix"]), []).append(
+            {"id": sid, "title": s.get("title") or "", "url": s.get("url"), "score": s.get("score"),
+             "collected": bool(s.get("collected")), "excerpt": _excerpt(text),
+             "more": len(text) > EXCERPT_CHARS})
+    per_host: dict = {}
+    for r in rows:
+        per_host.setdefault(r["host"], []).append(r)
+    hosts = []
+    for host, hr in per_host.items():
+        listed = sorted(hr, key=lambda r: (-r["pages"], r["prefix"]))[:max_listed]
+        prefixes = []
+        for r in sorted(listed, key=lambda r: r["prefix"]):
+            key = (host, r["prefix"])
+            m = marks.get(key)
+            if key in rej:
+                st, who = "reject", "person"
+            elif m is not None:
+                st, who = "accept", m.decided_by
+            elif key in prop:
+                st, who = "accept", "proposer"
+            else:
+                st, who = "undecided", ""
+            parent = max((p for p in (x["prefix"] for x in listed) if p != r["prefix"] and r["prefix"].startswith(p)),
+                         key=len, default=None)
+            prefixes.append({
+                "path": host + r["prefix"], "prefix": r["prefix"], "parent": parent,
+                "depth": int(r.get("depth") or r["prefix"].count("/") - 1),
+                "pages": int(r["pages"]), "collected": int(r["collected"]),
+                "share": (r["collected"] / r["pages"]) if r["pages"] else 0.0,
+                "would_join": int(joins.get(key, r["pages"] - r["collected"])),
+                "proposed": key in prop, "state": st, "decided_by": who,
+                "samples": by_sample.get(key, [])})
+        proposed_join = sum(p["would_join"] for p in prefixes if p["proposed"])
+        best = max((p["would_join"] for p in prefixes), default=0)
+        d = dom.get(host, {})
+        hosts.append({"host": host, "pages": d.get("pages"), "collected": d.get("collected"),
+                      "share": d.get("fraction"), "impact": proposed_join, "best_single": best,
+                      "has_proposal": any(p["proposed"] for p in prefixes), "prefixes": prefixes})
+    hosts.sort(key=lambda h: (not h["has_proposal"], -(h["impact"] if h["has_proposal"] else h["best_single"]),
+                              h["host"]))
+    for rank, h in enumerate(hosts, 1):
+        h["rank"] = rank
+    return AnnotationView(run, iteration, adir, rows, known, carried, marks, hosts[:max(top_hosts, 1)],
+                          out_samples, max_listed)
+
+
+# ---------------------------------------------------------------- saving (pure apart from the file writes)
+class SaveError(ValueError):
+    """A save request that cannot be applied; nothing was written."""
+
+
+def parse_decisions(body: bytes, view: AnnotationView) -> dict:
+    """``{(host, prefix): state}`` from a save request body, or :class:`SaveError`.
+
+    Body: ``{"decisions": {"<host><prefix>": "accept" | "reject" | "undecided", ...}}``; every
+    path must be a prefix listed on the page.
+    """
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise SaveError(f"the request body is not JSON ({e})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("decisions"), dict):
+        raise SaveError('expected a JSON object {"decisions": {"<host><prefix>": "accept|reject|undecided"}}')
+    listed = view.prefix_keys()
+    out = {}
+    for path, state in data["decisions"].items():
+        if state not in STATES:
+            raise SaveError(f"{path!r}: state must be one of {', '.join(STATES)}, got {state!r}")
+        if path not in listed:
+            key, _, err = ann.parse_line(str(path))
+            raise SaveError(f"{path!r}: {err}" if err else f"{path!r} is not a prefix listed on this page")
+        out[listed[path]] = state
+    return out
+
+
+def save(view: AnnotationView, decisions: dict, spark=None) -> dict:
+    """Validate with the marked file's own rules, then write the rejections and the marked file."""
+    marked_path = fsmod.join(view.adir, ann.MARKED)
+    rejected_path = fsmod.join(view.adir, ann.REJECTED)
+    proposed = {(h["host"], p["prefix"]) for h in view.hosts for p in h["prefixes"] if p["proposed"]}
+    accepted, rejected = [], []
+    for (host, prefix), st in sorted(decisions.items()):
+        old = view.file_marks.get((host, prefix))
+        if st == "accept":
+            if old is not None and old.decided_by == "carried":
+                continue                                   # carried marks are kept as they are
+            note = "accepted on the web page" + (" (the proposer's pick)" if (host, prefix) in proposed else "")
+            if old is not None and old.note:
+                note = old.note
+            accepted.append(ann.Mark(host, prefix, "person", note, "person", view.iteration))
+        elif st == "reject":
+            rejected.append(ann.Mark(host, prefix, "person", "", "person", view.iteration))
+    # marks already in the file that the page does not list (a hand-added known prefix of a host
+    # beyond the top hosts) are kept, so saving never drops a decision it did not show
+    shown = {(h["host"], p["prefix"]) for h in view.hosts for p in h["prefixes"]}
+    kept = [m for k, m in view.file_marks.items() if k not in shown and m.decided_by != "carried"]
+    active = list(view.carried) + kept + accepted
+    rej_text = ann.render_rejections(view.iteration, rejected)
+    try:
+        # the same validator as a hand-edited file, on the exact lines that will be written
+        ann.parse_marks("\n".join(m.path for m in active) + "\n", marked_path, view.known)
+        ann.parse_marks(rej_text, rejected_path, view.known)
+    except InputFileError as e:
+        raise SaveError(str(e)) from None
+    both = {(m.host, m.prefix) for m in active} & {(m.host, m.prefix) for m in rejected}
+    if both:
+        raise SaveError(f"{sorted(h + p for h, p in both)[0]} is a mark carried from an earlier iteration; "
+                        f"to drop it, delete its line in {marked_path} by hand")
+    fs = fsmod.get_fs(view.adir, spark)
+    fs.write_text(rejected_path, rej_text)
+    ann.write_worksheet(view.adir, view.rows, active, view.iteration, max_listed=view.max_listed, spark=spark)
+    written = ann.read_marks(marked_path, view.known, spark)          # what the loop will read
+    view.file_marks = {(m.host, m.prefix): m for m in written}
+    rej_keys = {(m.host, m.prefix) for m in rejected}
+    for h in view.hosts:                                   # a reload shows what was saved
+        for p in h["prefixes"]:
+            m = view.file_marks.get((h["host"], p["prefix"]))
+            p["state"] = "reject" if (h["host"], p["prefix"]) in rej_keys else "accept" if m else "undecided"
+            p["decided_by"] = m.decided_by if m else ("person" if p["state"] == "reject" else "")
+    view.saved = {"marked": len(written), "rejected": len(rejected), "marked_file": marked_path,
+                  "rejected_file": rejected_path}
+    return dict(view.saved, marks=[m.path for m in written], rejections=[m.path for m in rejected])
+
+
+# ---------------------------------------------------------------- the server
+def _template() -> str:
+    return resources.files("corpus_pipeline").joinpath("annotate_web.html").read_text("utf-8")
+
+
+class AnnotateServer:
+    """A ThreadingHTTPServer over one :class:`AnnotationView` (read-only apart from saves, which hold a lock)."""
+
+    def __init__(self, view: AnnotationView, host: str = "127.0.0.1", port: int = 0, token: Optional[str] = None,
+                 spark=None, log: Callable[[str], None] = lambda m: None):
+        self.view = view
+        self.host = host
+        self.token = token or secrets.token_urlsafe(24)
+        self.csrf = secrets.token_urlsafe(24)
+        self.spark = spark
+        self.log = log
+        self.lock = threading.Lock()
+        self.httpd = (_Server6 if ":" in host else ThreadingHTTPServer)((host, port), _handler(self))
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self._thread: Optional[threading.Thread] = None
+
+    @property
+    def url(self) -> str:
+        h = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{h}:{self.port}/?token={self.token}"
+
+    def allowed_hosts(self) -> Optional[set]:
+        """Host header values accepted (None: any, when bound to every interface)."""
+        if self.host in ("0.0.0.0", "::", ""):
+            return None
+        names = {self.host, f"[{self.host}]"}
+        if is_loopback(self.host):
+            names |= {"127.0.0.1", "localhost", "[::1]"}
+        return {f"{n}:{self.port}" for n in names}
+
+    def serve_forever(self) -> None:
+        self.httpd.serve_forever(poll_interval=0.2)
+
+    def start(self) -> "AnnotateServer":
+        self._thread = threading.Thread(target=self.serve_forever, name="annotate-web", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class _Server6(ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+
+
+def _handler(server: AnnotateServer):
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "corpus-pipeline-annotate"
+        sys_version = ""
+
+        def log_message(self, fmt, *args):   # noqa: D401 - quiet by default
+            server.log(fmt % args)
+
+        # ------------------------------------------------ responses
+        def _send(self, status: int, body: bytes, ctype: str, nonce: str = "") -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Referrer-Policy", "no-referrer")
+            self.send_header("X-Content-Type-Options", "nosniff")
+            self.send_header("X-Frame-Options", "DENY")
+            src = f"'nonce-{nonce}'" if nonce else "'none'"
+            self.send_header("Content-Security-Policy",
+                             f"default-src 'none'; script-src {src}; style-src {src}; connect-src 'self'; "
+                             "img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        def _json(self, status: int, data) -> None:
+            self._send(status, json.dumps(data, ensure_ascii=False).encode("utf-8"), "application/json; charset=utf-8")
+
+        def _error(self, status: int, msg: str) -> None:
+            self._json(status, {"error": msg})
+
+        # ------------------------------------------------ checks
+        def _checked(self) -> Optional[tuple]:
+            """(path, query) when the Host header and the token are right, else None (error sent)."""
+            allowed = server.allowed_hosts()
+            host = self.headers.get("Host", "")
+            if allowed is not None and host not in allowed:
+                self._error(403, f"Host {host!r} is not this server's address; open {server.url}")
+                return None
+            u = urlsplit(self.path)
+            q = parse_qs(u.query)
+            given = self.headers.get("X-Annotate-Token") or (q.get("token") or [""])[0]
+            if not hmac.compare_digest(given.encode(), server.token.encode()):
+                self._error(403, "bad or missing token: open the URL printed by `corpus-pipeline annotate --serve`")
+                return None
+            return u.path, q
+
+        def _same_origin(self) -> bool:
+            origin = self.headers.get("Origin")
+            expected = f"http://{self.headers.get('Host', '')}"
+            if origin != expected:
+                self._error(403, f"cross-site request refused: Origin {origin!r} is not {expected!r}")
+                return False
+            site = self.headers.get("Sec-Fetch-Site")
+            if site not in (None, "same-origin"):
+                self._error(403, f"cross-site request refused (Sec-Fetch-Site: {site})")
+                return False
+            csrf = self.headers.get("X-CSRF-Token", "")
+            if not hmac.compare_digest(csrf.encode(), server.csrf.encode()):
+                self._error(403, "missing or wrong X-CSRF-Token: reload the page")
+                return False
+            return True
+
+        # ------------------------------------------------ routes
+        def do_GET(self):  # noqa: N802
+            if self.path == "/favicon.ico":
+                self._send(204, b"", "image/x-icon")
+                return
+            got = self._checked()
+            if got is None:
+                return
+            path, _ = got
+            if path in ("/", "/index.html"):
+                nonce = secrets.token_urlsafe(16)
+                state = json.dumps(server.view.state(), ensure_ascii=False).replace("<", "\\u003c")
+                page = (_template().replace("{{NONCE}}", nonce).replace("{{CSRF}}", server.csrf)
+                        .replace("{{STATE}}", state))
+                self._send(200, page.encode("utf-8"), "text/html; charset=utf-8", nonce)
+            elif path == "/api/state":
+                self._json(200, server.view.state())
+            elif (m := _SAMPLE_PATH.match(path)) is not None:
+                sid = m.group(1)
+                if not _SAMPLE_ID.match(sid):
+                    self._error(400, f"sample id must be a number, got {sid!r} (pages are served by id only)")
+                    return
+                n = int(sid)
+                if n >= len(server.view.samples):
+                    self._error(404, f"no sample {n}")
+                    return
+                self._json(200, server.view.samples[n])
+            else:
+                self._error(404, f"no such page {path!r}")
+
+        do_HEAD = do_GET
+
+        def do_POST(self):  # noqa: N802
+            got = self._checked()
+            if got is None or not self._same_origin():
+                return
+            path, _ = got
+            if path != "/api/save":
+                self._error(404, f"no such endpoint {path!r}")
+                return
+            ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+            if ctype != "application/json":
+                self._error(415, f"Content-Type must be application/json, got {ctype or 'none'!r}")
+                return
+            try:
+                n = int(self.headers.get("Content-Length", ""))
+            except ValueError:
+                self._error(411, "Content-Length required")
+                return
+            if n < 0 or n > MAX_BODY:
+                self._error(413, f"request body over {MAX_BODY} bytes")
+                return
+            body = self.rfile.read(n)
+            with server.lock:
+                try:
+                    result = save(server.view, parse_decisions(body, server.view), server.spark)
+                except SaveError as e:
+                    self._error(400, f"not saved, nothing was written: {e}")
+                    return
+            server.log(f"saved {result['marked']} marks, {result['rejected']} rejections")
+            self._json(200, result)
+
+        def do_PUT(self):  # noqa: N802
+            self._error(405, "method not allowed")
+
+        do_DELETE = do_PATCH = do_PUT
+
+    return Handler

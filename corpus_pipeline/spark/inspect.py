@@ -1,0 +1,109 @@
+"""Spark layer of ``corpus-pipeline inspect``: small samples of a run's tables for a person to read.
+
+Every function returns at most ``n`` rows (lists of dicts, collected to the driver); nothing
+proportional to the corpus leaves Spark.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from .. import schemas
+from .io import read_table
+
+TEXT_CHARS = 300
+
+
+def _text(col: str = "text", n: int = TEXT_CHARS):
+    from pyspark.sql import functions as F
+
+    return F.substring(F.regexp_replace(F.coalesce(F.col(col), F.lit("")), r"\s+", " "), 1, n)
+
+
+def _pages(spark, run):
+    return read_table(spark, run.data(run.pages), schemas.PAGES)
+
+
+def collected_samples(spark, run, iteration: int, threshold: float, n: int = 5) -> dict:
+    """Collected pages nearest the threshold (lowest scores) and farthest above it (highest)."""
+    from pyspark.sql import functions as F
+
+    col = read_table(spark, run.data(run.iteration(iteration, "collected")), schemas.COLLECTED)
+    df = col.join(_pages(spark, run).select("page_id", "url", "host", "title", "text"), "page_id")
+    cols = ["page_id", "url", "host", "title", "score", "n_tokens", _text().alias("excerpt")]
+    near = df.orderBy(F.asc("score"), "page_id").limit(n).select(*cols).collect()
+    far = df.orderBy(F.desc("score"), "page_id").limit(n).select(*cols).collect()
+    return {"iteration": iteration, "threshold": threshold,
+            "near_threshold": [r.asDict() for r in near], "far_above": [r.asDict() for r in far]}
+
+
+def pages_of(spark, run, iteration: Optional[int], host: Optional[str], prefix: Optional[str], n: int = 10) -> dict:
+    """Pages of a host (and path prefix), with whether ``iteration`` collected them and their score."""
+    from pyspark.sql import functions as F
+
+    df = _pages(spark, run).select("page_id", "url", F.lower(F.col("host")).alias("host"), "path", "title", "text",
+                                   "n_tokens")
+    if host:
+        df = df.where(F.col("host") == host.lower())
+    if prefix:
+        df = df.where(F.coalesce(F.col("path"), F.lit("/")).startswith(prefix))
+    if iteration is not None:
+        sc = read_table(spark, run.data(run.iteration(iteration, "scores")), schemas.SCORES)
+        col = read_table(spark, run.data(run.iteration(iteration, "collected")), schemas.COLLECTED)
+        df = (df.join(sc, "page_id", "left")
+              .join(col.select("page_id", F.lit(True).alias("collected")), "page_id", "left")
+              .withColumn("collected", F.coalesce(F.col("collected"), F.lit(False))))
+    else:
+        df = df.withColumn("score", F.lit(None).cast("double")).withColumn("collected", F.lit(None).cast("boolean"))
+    total = df.count()
+    rows = (df.orderBy("path", "page_id").limit(n)
+            .select("page_id", "url", "title", "score", "collected", "n_tokens", _text().alias("excerpt")).collect())
+    return {"host": host, "prefix": prefix, "iteration": iteration, "pages": total, "rows": [r.asDict() for r in rows]}
+
+
+def near_duplicates(spark, run, n: int = 10) -> dict:
+    """Removed near duplicates with their similarity and the page kept in their place, least similar
+    first (the pairs nearest the threshold); ``by_kind``: removals per kind (url, exact, near)."""
+    from pyspark.sql import functions as F
+
+    if not run.is_committed(run.pages_duplicates):
+        return {"pairs": [], "total": 0, "by_kind": {}}
+    all_d = read_table(spark, run.data(run.pages_duplicates), schemas.DUPLICATES)
+    by_kind = {r["kind"]: int(r["count"]) for r in all_d.groupBy("kind").count().collect()}
+    d = all_d.where(F.col("kind") == "near")
+    total = by_kind.get("near", 0)
+    kept = _pages(spark, run).select(F.col("page_id").alias("kept_page_id"), F.col("url").alias("kept_url"),
+                                     F.col("title").alias("kept_title"), _text().alias("kept_excerpt"))
+    rows = (d.join(kept, "kept_page_id", "left").orderBy(F.asc_nulls_last("similarity"), "page_id").limit(n)
+            .select("page_id", "kind", "similarity", "kept_page_id", "kept_url", "kept_title", "kept_excerpt")
+            .collect())
+    return {"pairs": [r.asDict() for r in rows], "total": total, "by_kind": by_kind}
+
+
+def contamination(spark, run, n: int = 10, items: Optional[dict] = None) -> dict:
+    """Decontamination removals with the benchmark item they matched (``items``: (benchmark, item_id) -> text)."""
+    from pyspark.sql import functions as F
+
+    if not run.is_committed(run.final("contamination")):
+        return {"rows": [], "total": 0, "decontaminated": False}
+    c = read_table(spark, run.data(run.final("contamination")), schemas.CONTAMINATION)
+    total = c.count()
+    pages = _pages(spark, run).select("page_id", "url", "title")
+    rows = [r.asDict() for r in c.join(pages, "page_id", "left").orderBy("benchmark", "item_id", "page_id", "action")
+            .limit(n).collect()]
+    for r in rows:
+        r["item_text"] = (items or {}).get((r["benchmark"], r["item_id"]))
+    return {"rows": rows, "total": total, "decontaminated": True}
+
+
+def benchmark_items(run) -> dict:
+    """(benchmark, item_id) -> question of the benchmarks folder the final stage used, if readable."""
+    from .. import decontam as D
+    from .. import fs as fsmod
+
+    bench = ((run.marker(run.final("corpus")) or {}).get("config") or {}).get("benchmarks")
+    if not bench or not fsmod.is_local(bench) or not fsmod.get_fs(bench).exists(bench):
+        return {}
+    try:
+        return {(it.benchmark, it.item_id): it.question for it in D.load_benchmarks(fsmod.local_path(bench)).items}
+    except Exception:  # noqa: BLE001 - the item text is a convenience; the ids are shown anyway
+        return {}

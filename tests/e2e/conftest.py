@@ -1,0 +1,57 @@
+"""A real headless Chromium (Debian's ``chromium`` + ``chromium-driver`` packages, installed by .ci/run),
+driven by selenium with the driver path given explicitly, so Selenium Manager never runs and
+nothing is downloaded."""
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+CHROMIUM = os.environ.get("CORPUS_PIPELINE_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("CORPUS_PIPELINE_CHROMEDRIVER", "/usr/bin/chromedriver")
+
+
+def _missing(what: str):
+    msg = f"{what} not found (apt-get install chromium chromium-driver; .ci/run does it)"
+    if os.environ.get("CI"):
+        pytest.fail(msg)
+    pytest.skip(msg)
+
+
+@pytest.fixture
+def browser(tmp_path):
+    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+        _missing("chromium")
+    if not os.path.exists(CHROMEDRIVER):
+        _missing("chromedriver")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.options import Options
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        _missing("selenium (pip install -e '.[test]')")
+    opts = Options()
+    opts.binary_location = CHROMIUM
+    for a in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+              "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+              f"--user-data-dir={tmp_path / 'chromium-profile'}", "--window-size=1200,900"):
+        opts.add_argument(a)
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=opts)
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture
+def screenshot(tmp_path):
+    """``screenshot(driver, name)``: saves to $CORPUS_PIPELINE_SCREENSHOTS (the README's docs/img) or tmp_path."""
+    def shoot(driver, name: str) -> str:
+        out = os.environ.get("CORPUS_PIPELINE_SCREENSHOTS") or str(tmp_path)
+        os.makedirs(out, exist_ok=True)
+        path = os.path.join(out, name)
+        driver.save_screenshot(path)
+        return path
+    return shoot
