@@ -44,6 +44,7 @@ def _args(files: list[str], run: str) -> list[str]:
     master = os.environ.get("BENCH_RESUME_MASTER", "local[2]")
     return [sys.executable, "-m", "corpus_pipeline", "ingest", "--input", *files, "--run", run,
             "--set", f'spark.master="{master}"', "--set", "ingest.files_per_commit=1",
+            "--set", "ingest.extract_timeout_s=120",    # a loaded machine must not time pages out in one run only
             "--set", 'spark.conf={"spark.ui.enabled" = "false", "spark.ui.showConsoleProgress" = "false"}']
 
 

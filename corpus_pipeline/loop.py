@@ -1,10 +1,14 @@
 """The iteration driver: which stage runs next, saturation, resume.
 
-Every stage output is committed atomically in the run folder
-(:mod:`corpus_pipeline.runfolder`), so running the same command again after a
-crash or a kill skips what is committed and redoes only what is not: the
-final corpus is the same as an uninterrupted run's, and no stage is counted
-twice (counts live in each stage's commit marker).
+Every stage output is committed in the run folder (an attempt folder made
+valid by its marker, :mod:`corpus_pipeline.runfolder`), so running the same
+command again after a crash or a kill skips what is committed and redoes only
+what is not: the final corpus is the same as an uninterrupted run's, and no
+stage is counted twice (counts live in each stage's commit marker).  The
+stages are described once in :mod:`corpus_pipeline.stages`; each marker
+records the settings that shaped it, and :meth:`Loop.check_settings` refuses a
+rerun whose settings differ (or, with ``--recompute``, redoes from the first
+stage they shape).
 
 Per iteration ``i`` (folder ``iter=NNN``)::
 

@@ -15,6 +15,7 @@ def add_arguments(p) -> None:
 
 def plan(args, cfg) -> list[str]:
     from ..sources import kind, resolve
+    from ..stages import INGEST
 
     refs = resolve(args.inputs, cfg.ingest, list_hadoop=False)
     lines = [f"resolve {len(args.inputs)} input(s) -> {len(refs)} WARC file(s)"]
@@ -28,7 +29,10 @@ def plan(args, cfg) -> list[str]:
                  f"time limit {cfg.ingest.extract_timeout_s}s per page")
     dd = [k for k in ("url", "exact", "near") if getattr(cfg.dedup, k)]
     lines.append(f"dedup: {', '.join(dd) or 'none'}")
-    lines.append(f"commit {args.run}/pages, {args.run}/pages_skips, {args.run}/pages_duplicates")
+    per = cfg.ingest.files_per_commit
+    lines.append(f"extraction committed in batches of {f'{per} file(s)' if per else 'two task waves'} "
+                 f"({args.run}/ingest/extract/batch=NNNNN; a rerun reads only files in no committed batch)")
+    lines.append("committed stages, in order: " + ", ".join(s.path for s in INGEST))
     return lines
 
 
