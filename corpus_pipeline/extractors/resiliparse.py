@@ -1,0 +1,59 @@
+"""``resiliparse``: the product's maths rewrite, then resiliparse's main-content text.
+
+resiliparse (Webis; ``extract_plain_text(main_content=True)``) builds its own
+DOM (lexbor) and has no maths handling: MathJax scripts, MathML and formula
+images would vanish.  Pages whose source mentions maths at all (one regex over
+the HTML, :data:`MATH_HINT`) are parsed with lxml, rewritten by
+:func:`corpus_pipeline.mathhtml.rewrite_math` exactly as for trafilatura, and
+only when something was rewritten serialized back to HTML for resiliparse; every
+other page goes to resiliparse untouched.  ``favor`` has no effect here.
+"""
+from __future__ import annotations
+
+import re
+
+from ..extract import Skip, finish_text
+
+# Everything rewrite_math and engine_loaded look for contains one of these (case-insensitive):
+# maths classes/tags/scripts ("math", "katex", "mjx"), TeX image URLs and classes
+# ("tex" not followed by "t": latex.php, mimetex, codecogs' ".latex?", class="tex"),
+# Google charts' chl=, formula/equation image hints, ASCIIMath engines.
+MATH_HINT = re.compile(r"math|katex|mjx|tex[^t]|chl=|equation|formula|[=,/]AM_", re.I)
+
+
+class ResiliparseExtractor:
+    name = "resiliparse"
+
+    def extract(self, html: str, url: str, favor: str = "default"):
+        from resiliparse.extract.html2text import extract_plain_text
+        from resiliparse.parse.html import HTMLTree
+
+        kinds: set = set()
+        lxml_tree = None
+        if MATH_HINT.search(html):
+            from lxml.html import tostring
+            from trafilatura.utils import load_html
+
+            from ..mathhtml import rewrite_math
+
+            lxml_tree = load_html(html)
+            if lxml_tree is not None:
+                kinds = set(rewrite_math(lxml_tree, html))
+                if kinds:
+                    html = tostring(lxml_tree, encoding="unicode")
+        tree = HTMLTree.parse(html)
+        if tree.body is None:
+            return Skip("extract_empty", "no HTML body")
+        text = extract_plain_text(tree, preserve_formatting=True, main_content=True, list_bullets=True,
+                                  alt_texts=False, links=False, form_fields=False, noscript=False,
+                                  comments=False)
+        title = " ".join((tree.title or "").split())
+
+        def engines():
+            if lxml_tree is None:
+                return set()
+            from ..mathhtml import engine_loaded
+
+            return engine_loaded(lxml_tree)
+
+        return finish_text(text, title, kinds, engines)
