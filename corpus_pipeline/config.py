@@ -52,6 +52,8 @@ class IngestConfig:
     favor: Literal["default", "recall", "precision"] = "default"
     file_retry_backoff_s: float = 1.0      # first wait before re-opening a file after a mid-stream failure (doubles)
     s3_connect_timeout_s: float = 10.0
+    extractor: str = "resiliparse"         # main-text extractor of the bulk pass (corpus_pipeline.extractors)
+    warc_reader: Literal["fastwarc", "warcio"] = "fastwarc"   # WARC record parser (same records, same skips)
 
 
 @dataclass
@@ -137,6 +139,13 @@ class DecontamConfig:
 
 
 @dataclass
+class FinalConfig:
+    # Re-extract the final corpus's pages from their WARC records with this extractor;
+    # "ingest": keep the bulk pass's text (no second read of the WARCs).
+    extractor: str = "trafilatura"
+
+
+@dataclass
 class Config:
     spark: SparkConfig = field(default_factory=SparkConfig)
     ingest: IngestConfig = field(default_factory=IngestConfig)
@@ -147,6 +156,7 @@ class Config:
     annotate: AnnotateConfig = field(default_factory=AnnotateConfig)
     loop: LoopConfig = field(default_factory=LoopConfig)
     decontam: DecontamConfig = field(default_factory=DecontamConfig)
+    final: FinalConfig = field(default_factory=FinalConfig)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -231,6 +241,10 @@ def _check_ranges(cfg: Config) -> None:
     need(cfg.ingest.file_attempts >= 1, "ingest.file_attempts", "must be >= 1")
     need(cfg.ingest.file_retry_backoff_s >= 0, "ingest.file_retry_backoff_s", "must be >= 0")
     need(cfg.ingest.min_text_chars >= 0, "ingest.min_text_chars", "must be >= 0")
+    from .extractors import names as _extractors
+    need(cfg.ingest.extractor in _extractors(), "ingest.extractor", f"must be one of {', '.join(_extractors())}")
+    need(cfg.final.extractor in _extractors() + ("ingest",), "final.extractor",
+         f"must be one of {', '.join(_extractors() + ('ingest',))}")
     need(cfg.dedup.shingle_size >= 1, "dedup.shingle_size", "must be >= 1")
     need(cfg.dedup.bands >= 1 and cfg.dedup.rows >= 1, "dedup.bands", "bands and rows must be >= 1")
     need(cfg.dedup.verify_jaccard is None or 0 < cfg.dedup.verify_jaccard <= 1,

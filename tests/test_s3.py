@@ -12,11 +12,34 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from corpus_pipeline import sources
-from corpus_pipeline.config import Config, IngestConfig
+from corpus_pipeline import warc as _warc
+from corpus_pipeline.config import Config as _Config
+from corpus_pipeline.config import IngestConfig as _IngestConfig
 from corpus_pipeline.counters import Counts
 from corpus_pipeline.errors import UsageError
 from corpus_pipeline.ingest import process_source
 from corpus_pipeline.sources import s3 as s3mod
+
+# Every test runs with each WARC reader (ingest.warc_reader): the same pages and counts.
+READER = {"name": "warcio"}
+
+
+def IngestConfig(**kw):  # noqa: N802 - the config class with the reader under test
+    kw.setdefault("warc_reader", READER["name"])
+    return _IngestConfig(**kw)
+
+
+def Config():  # noqa: N802
+    cfg = _Config()
+    cfg.ingest.warc_reader = READER["name"]
+    return cfg
+
+
+@pytest.fixture(autouse=True, params=_warc.READERS)
+def warc_reader(request):
+    READER["name"] = request.param
+    yield request.param
+
 
 BUCKET = "crawl-test"
 FILES = {

@@ -6,7 +6,8 @@ images would vanish.  Pages whose source mentions maths at all (one regex over
 the HTML, :data:`MATH_HINT`) are parsed with lxml, rewritten by
 :func:`corpus_pipeline.mathhtml.rewrite_math` exactly as for trafilatura, and
 only when something was rewritten serialized back to HTML for resiliparse; every
-other page goes to resiliparse untouched.  ``favor`` has no effect here.
+other page goes to resiliparse untouched (unless nested deeper than
+:data:`MAX_DEPTH`, see there).  ``favor`` has no effect here.
 """
 from __future__ import annotations
 
@@ -19,6 +20,14 @@ from ..extract import Skip, finish_text
 # ("tex" not followed by "t": latex.php, mimetex, codecogs' ".latex?", class="tex"),
 # Google charts' chl=, formula/equation image hints, ASCIIMath engines.
 MATH_HINT = re.compile(r"math|katex|mjx|tex[^t]|chl=|equation|formula|[=,/]AM_", re.I)
+# control characters resiliparse passes through (trafilatura drops them): never text
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# resiliparse's main-content pass is super-quadratic in nesting depth (depth 4,000: 1 s; 8,000:
+# 6 s, in C where the time limit cannot interrupt it).  An element with 255 ancestors (one CSS
+# query, ~0.2 ms a page) sends the page through lxml first, whose parser (libxml2) stops
+# nesting at depth 255, as trafilatura's path always does.
+MAX_DEPTH = 255
+_TOO_DEEP = " > ".join(["*"] * (MAX_DEPTH + 1))
 
 
 class ResiliparseExtractor:
@@ -42,12 +51,22 @@ class ResiliparseExtractor:
                 if kinds:
                     html = tostring(lxml_tree, encoding="unicode")
         tree = HTMLTree.parse(html)
+        if tree.document.query_selector(_TOO_DEEP) is not None:
+            from lxml.html import tostring
+            from trafilatura.utils import load_html
+
+            if lxml_tree is None:
+                lxml_tree = load_html(html)
+            if lxml_tree is None:
+                return Skip("extract_empty", "no HTML tree")
+            tree = HTMLTree.parse(tostring(lxml_tree, encoding="unicode"))
         if tree.body is None:
             return Skip("extract_empty", "no HTML body")
         text = extract_plain_text(tree, preserve_formatting=True, main_content=True, list_bullets=True,
                                   alt_texts=False, links=False, form_fields=False, noscript=False,
                                   comments=False)
-        title = " ".join((tree.title or "").split())
+        text = _CONTROL.sub("", text)
+        title = " ".join(_CONTROL.sub("", tree.title or "").split())
 
         def engines():
             if lxml_tree is None:

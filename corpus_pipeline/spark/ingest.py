@@ -28,7 +28,7 @@ from .. import schemas
 from ..config import Config
 from ..counters import Counts
 from ..errors import NoInputError, UsageError
-from ..ingest import STAT_KEYS, process_source
+from ..ingest import LANG_PREFIX, STAT_KEYS, process_source, split_totals
 from ..runfolder import RunFolder, StageResult
 from ..sources import resolve
 from .io import rdd_to_df, read_table, write_table
@@ -135,8 +135,7 @@ def run_ingest(spark, inputs: list[str], run: RunFolder, cfg: Config,
     count_rows = staged.where(F.col("kind") == "count")
     totals = {r["c_reason"]: int(r["n"]) for r in
               count_rows.groupBy("c_reason").agg(F.sum("c_count").alias("n")).collect()}
-    stats = {k: totals.get(k, 0) for k in STAT_KEYS}
-    skips = {k: v for k, v in sorted(totals.items()) if k not in STAT_KEYS}
+    stats, skips, langs = split_totals(totals)
     if stats["files_read"] == 0:
         fs.delete(work)
         raise NoInputError(f"ingest: none of the {len(refs)} input file(s) could be read "
@@ -186,7 +185,7 @@ def run_ingest(spark, inputs: list[str], run: RunFolder, cfg: Config,
     dres = run.stage(run.pages_duplicates, build_dups, cfg.section("dedup"), force=True, log=log)
 
     def build_skips(staging: str) -> dict:
-        rows = (count_rows.where(~F.col("c_reason").isin(*STAT_KEYS))
+        rows = (count_rows.where(~F.col("c_reason").isin(*STAT_KEYS) & ~F.col("c_reason").startswith(LANG_PREFIX))
                 .select(F.col("c_stage").alias("stage"), F.col("c_reason").alias("reason"),
                         F.col("c_source").alias("source"), F.col("c_count").alias("count")))
         write_table(rows.coalesce(1), staging, schemas.SKIPS)
@@ -203,6 +202,7 @@ def run_ingest(spark, inputs: list[str], run: RunFolder, cfg: Config,
             "pages": n_pages,
             "skips": dict(skips),
             "skipped_records": sum(skips.values()),
+            "languages": dict(langs),
         })
         counts.update(dres.counts)
         if near_counts:
