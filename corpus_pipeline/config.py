@@ -53,7 +53,7 @@ class IngestConfig:
     file_retry_backoff_s: float = 1.0      # first wait before re-opening a file after a mid-stream failure (doubles)
     s3_connect_timeout_s: float = 10.0
     extractor: str = "resiliparse"         # main-text extractor of the bulk pass (corpus_pipeline.extractors)
-    warc_reader: Literal["fastwarc", "warcio"] = "fastwarc"   # WARC record parser (same records, same skips)
+    warc_reader: Literal["fastwarc", "warcio"] = "warcio"   # WARC record parser (same records, same skips; bench ingest)
 
 
 @dataclass

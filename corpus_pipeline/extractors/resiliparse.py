@@ -2,8 +2,7 @@
 
 resiliparse (Webis; ``extract_plain_text(main_content=True)``) builds its own
 DOM (lexbor) and has no maths handling: MathJax scripts, MathML and formula
-images would vanish.  Pages whose source mentions maths at all (one regex over
-the HTML, :data:`MATH_HINT`) are parsed with lxml, rewritten by
+images would vanish.  Pages whose source mentions maths at all (:func:`math_hint`) are parsed with lxml, rewritten by
 :func:`corpus_pipeline.mathhtml.rewrite_math` exactly as for trafilatura, and
 only when something was rewritten serialized back to HTML for resiliparse; every
 other page goes to resiliparse untouched (unless nested deeper than
@@ -15,11 +14,27 @@ import re
 
 from ..extract import Skip, finish_text
 
-# Everything rewrite_math and engine_loaded look for contains one of these (case-insensitive):
-# maths classes/tags/scripts ("math", "katex", "mjx"), TeX image URLs and classes
-# ("tex" not followed by "t": latex.php, mimetex, codecogs' ".latex?", class="tex"),
-# Google charts' chl=, formula/equation image hints, ASCIIMath engines.
-MATH_HINT = re.compile(r"math|katex|mjx|tex[^t]|chl=|equation|formula|[=,/]AM_", re.I)
+# Every element rewrite_math and engine_loaded look for has one of these in its markup (lower-cased):
+# KaTeX / MathJax / MathJax 3 classes, tags and scripts, Wikipedia's maths wrapper,
+# <script type="math/...">, <math> and <m:math>, ASCIIMath engines; or class="... math ...";
+# or an <img> whose src/class hint at TeX (mathhtml's image hints).  Substring tests first:
+# one alternation regex over a whole page cost ~10 ms, as much as the extraction.
+_HINT_WORDS = ("katex", "mathjax", "mjx", "mwe-math", "math/", "<math", ":math", "asciimath", "am_")
+_CLASS_MATH = re.compile(r"class\s*=\s*[\"']?[^\"'>]*\bmath\b")
+_IMG_TAG = re.compile(r"<img\b[^>]*>")
+_IMG_HINT = re.compile(r"(?:src|class)\s*=\s*(?:\"[^\"]*|'[^']*|[^\s>]*)(?:tex|chl=|mwe-math|equation|formula)")
+
+
+def math_hint(html: str) -> bool:
+    """True when the page may hold maths markup that rewrite_math handles (never misses one)."""
+    low = html.lower()
+    if any(w in low for w in _HINT_WORDS):
+        return True
+    if "math" in low and _CLASS_MATH.search(low):
+        return True
+    return "<img" in low and any(_IMG_HINT.search(m.group(0)) for m in _IMG_TAG.finditer(low))
+
+
 # control characters resiliparse passes through (trafilatura drops them): never text
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # resiliparse's main-content pass is super-quadratic in nesting depth (depth 4,000: 1 s; 8,000:
@@ -39,7 +54,7 @@ class ResiliparseExtractor:
 
         kinds: set = set()
         lxml_tree = None
-        if MATH_HINT.search(html):
+        if math_hint(html):
             from lxml.html import tostring
             from trafilatura.utils import load_html
 
