@@ -1,29 +1,32 @@
-"""Ingest benchmark: pages per second per core of the ingest path against trafilatura alone.
+"""Ingest benchmark: per-page rates of every extraction path, and whole-command wall time against datatrove.
 
-Same real pages: the HTML responses of ``warc/derived_minicrawl`` (245 real
-pages with their real URLs, 3 gzip WARCs) from the shared data.  Rows:
+Part 1, pages/s/core (CPU time of this process, ``time.process_time``; the
+machine is shared, wall time would measure the neighbours) on the HTML
+responses of ``warc/derived_minicrawl`` (245 real pages with their real URLs,
+3 gzip WARCs) from the shared data:
 
-- ``trafilatura alone``: ``trafilatura.extract(html, url=url)`` in a plain loop over
-  the already-decoded HTML (no WARC reading): the reference;
-- ``extract_html alone``: our maths-preserving extractor, same loop;
-- ``process_source loop``: :func:`corpus_pipeline.ingest.process_source` over the
-  WARC files in a plain loop (read, filter, decode, extract, hash, language);
-- ``Spark local[1], extraction``: the Spark job's extraction step
-  (:func:`spark.ingest.extract_to_staging`, one task per file, Parquet write);
-- ``Spark local[1], whole stage``: :func:`spark.ingest.run_ingest` (extraction +
-  URL/exact/near dedup + three commits); session start excluded.
-- ``datatrove`` (WarcReader -> Trafilatura, 1 worker) when ``datatrove`` imports
-  in this interpreter, or in the interpreter named by ``DATATROVE_PYTHON`` (a separate
-  venv with ``datatrove trafilatura lxml_html_clean warcio``; run as a child process
-  and timed by its CPU time, children included); skipped otherwise (not a dependency).
+- ``trafilatura alone`` / ``resiliparse alone``: the bare libraries in a plain
+  loop over already-decoded HTML (``trafilatura.extract(html, url=url)``,
+  ``extract_plain_text(main_content=True)``);
+- ``extractor X``: :func:`extract.extract_html` with ``extractor=X`` (maths
+  rewrite, time limit, language);
+- ``WARC read``: every record's payload with warcio and with fastwarc (records/s);
+- ``process_source`` with each (extractor, reader) pair: read, filter, decode,
+  extract, hash, language;
+- ``Spark local[1], extraction``: the Spark job's extraction step with the
+  default config (Python tasks' CPU plus the JVM's);
+- ``datatrove 0.10`` WarcReader -> Trafilatura (1 worker) in the interpreter named by
+  ``DATATROVE_PYTHON`` (its own venv; CPU of the child), skipped with a message otherwise.
 
-Plain loops are timed in CPU seconds of this process (``time.process_time``:
-the machine is shared, wall time would measure the neighbours) and in wall
-seconds.  Spark's extraction row's CPU is the Python tasks' own CPU time (each
-task counts ``cpu_ms``) plus the JVM's process CPU time over the job; the
-whole-stage row has wall time only (its dedup workers are not measured).  ``ratio`` = pages/s of the row / pages/s
-of trafilatura alone, same clock (the ingest target is >= 0.8).
-``BENCH_INGEST_FILES=N`` limits the number of WARC files.
+Part 2, whole-command wall time on inputs built here from real pages: every
+page of the shared ``html/`` folders (1,194 pages) under its real URL, plus the
+first 513 again under ``?copy=1`` URLs: 1,707 records in 4 WARC files (written
+by warcio, HTTP 200, the page's bytes); the larger input is those 1,707 four
+times over (``copy=0..3``): 6,828 records in 16 files.  Rows:
+``corpus-pipeline ingest`` with the defaults, with the old path
+(``ingest.extractor=trafilatura``, ``ingest.warc_reader=warcio``), and datatrove
+WarcReader -> Trafilatura -> JsonlWriter with 2 workers.  ``BENCH_INGEST_WALL=0``
+skips part 2; ``BENCH_INGEST_OLD=0`` skips the old-path row.
 """
 from __future__ import annotations
 
@@ -53,8 +56,21 @@ def _timed(fn):
     return out, time.process_time() - c0, time.perf_counter() - w0
 
 
-def main() -> None:
-    from corpus_pipeline import warc
+def _print_rates(rows, n: int) -> None:
+    ref_cpu = rows[0][1]
+    print(f"\n{'path':<66} {'pages/s/core':>12} {'x trafilatura':>13}")
+    for name, cpu, n_items in rows:
+        if cpu is None or cpu <= 0:
+            print(f"{name:<66} {'-':>12} {'-':>13}")
+            continue
+        rate = (n_items or n) / cpu
+        ratio = f"{ref_cpu / cpu * (n_items or n) / n:13.2f}" if n_items is None else f"{'(records/s)':>13}"
+        print(f"{name:<66} {rate:12.1f} {ratio}")
+    sys.stdout.flush()
+
+
+def per_page_rates() -> int:
+    from corpus_pipeline import extractors, warc
     from corpus_pipeline.config import Config, IngestConfig, SparkConfig
     from corpus_pipeline.counters import Counts
     from corpus_pipeline.extract import extract_html
@@ -63,97 +79,82 @@ def main() -> None:
     files = _files()
     if not files:
         print(f"no WARC files under {data_dir()}/warc/derived_minicrawl: skipped")
-        return
+        return 0
     ic = IngestConfig()
     pages = [(p.url, p.html) for f in files
              for p in warc.read_file(lambda f=f: open(f, "rb"), f, ic, Counts())]
     n = len(pages)
-    print(f"{n} HTML pages from {len(files)} WARC file(s), {sum(len(h) for _, h in pages) / max(1, n) / 1000:.0f} KB "
-          f"mean; timing...", flush=True)
+    print(f"part 1: {n} HTML pages from {len(files)} WARC file(s), "
+          f"{sum(len(h) for _, h in pages) / max(1, n) / 1000:.0f} KB mean; CPU time per core", flush=True)
     rows = []
 
     import trafilatura
+    from resiliparse.extract.html2text import extract_plain_text
 
-    def traf():
-        for url, html in pages:
-            trafilatura.extract(html, url=url)
+    _, cpu, _ = _timed(lambda: [trafilatura.extract(html, url=url) for url, html in pages])
+    rows.append(("trafilatura alone (plain loop)", cpu, None))
+    _, cpu, _ = _timed(lambda: [extract_plain_text(html, main_content=True) for _, html in pages])
+    rows.append(("resiliparse alone (plain loop)", cpu, None))
+    for name in extractors.names():
+        _, cpu, _ = _timed(lambda: [extract_html(html, url, timeout_s=ic.extract_timeout_s, extractor=name)
+                                    for url, html in pages])
+        rows.append((f"extract_html, extractor={name} (maths kept, language)", cpu, None))
+    for reader in warc.READERS:
+        def read_all(reader=reader):
+            k = 0
+            for f in files:
+                c = Counts()
+                for _ in warc.read_file(lambda f=f: open(f, "rb"), f, ic, c, reader=reader):
+                    pass
+                k += c["records"]
+            return k
+        recs, cpu, _ = _timed(read_all)
+        rows.append((f"WARC read + decode, {reader} ({recs} records)", cpu, recs))
+    for extractor, reader in (("resiliparse", "fastwarc"), ("trafilatura", "warcio")):
+        cfg = Config()
+        cfg.ingest.extractor, cfg.ingest.warc_reader = extractor, reader
 
-    _, cpu, wall = _timed(traf)
-    rows.append(("trafilatura alone (plain loop)", cpu, wall))
+        def loop(cfg=cfg):
+            return sum(1 for f in files for _ in process_source(f, cfg, Counts()))
+        kept, cpu, _ = _timed(loop)
+        rows.append((f"process_source, {extractor} + {reader} ({kept} kept)", cpu, None))
 
-    def ours():
-        for url, html in pages:
-            extract_html(html, url, timeout_s=ic.extract_timeout_s, favor=ic.favor)
-
-    _, cpu, wall = _timed(ours)
-    rows.append(("extract_html alone (plain loop)", cpu, wall))
-
-    cfg = Config()
-
-    def loop():
-        kept = 0
-        for f in files:
-            for _ in process_source(f, cfg, Counts()):
-                kept += 1
-        return kept
-
-    kept, cpu, wall = _timed(loop)
-    rows.append((f"process_source loop ({kept} kept)", cpu, wall))
-
-    # Spark local[1]
-    spark_note = ""
     try:
-        from corpus_pipeline.runfolder import RunFolder
-        from corpus_pipeline.spark.ingest import extract_to_staging, run_ingest
+        from corpus_pipeline.spark.ingest import extract_to_staging
         from corpus_pipeline.spark.session import get_spark
 
         spark = get_spark(SparkConfig(master="local[1]", conf={"spark.ui.enabled": "false"}), quiet=True)
-        cores = spark.sparkContext.defaultParallelism
-        spark_note = f" (master {spark.sparkContext.master}, {cores} core(s))"
         tmp = tempfile.mkdtemp(prefix="bench_ingest_")
         try:
             spark.range(1).count()   # first-job warm-up, not counted
             staged = os.path.join(tmp, "staged")
             jvm0 = _jvm_cpu_s(spark)
-            _, _, wall = _timed(lambda: extract_to_staging(spark, files, cfg, staged))
+            extract_to_staging(spark, files, Config(), staged)
             jvm_cpu = _jvm_cpu_s(spark) - jvm0
             from pyspark.sql import functions as F
 
             task_cpu = (spark.read.parquet(staged).where(F.col("c_reason") == "cpu_ms")
                         .agg(F.sum("c_count")).collect()[0][0] or 0) / 1000.0
-            rows.append((f"Spark local[1], extraction{spark_note}", task_cpu + jvm_cpu, wall * cores))
-            _, _, wall = _timed(lambda: run_ingest(spark, files, RunFolder(os.path.join(tmp, "run")), cfg,
-                                                   log=lambda s: None))
-            rows.append((f"Spark local[1], whole stage incl. dedup{spark_note}", None, wall * cores))
+            rows.append(("Spark local[1], extraction step, defaults (tasks + JVM CPU)", task_cpu + jvm_cpu, None))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+            spark.stop()
     except Exception as e:  # noqa: BLE001
-        rows.append((f"Spark: failed ({type(e).__name__}: {e})"[:90], None, None))
+        rows.append((f"Spark: failed ({type(e).__name__}: {e})"[:66], None, None))
 
     dt_python = os.environ.get("DATATROVE_PYTHON")
     if dt_python:
         rows.append(_datatrove_subprocess(dt_python, files, n))
     else:
-        try:
-            import datatrove  # noqa: F401
+        rows.append(("datatrove: DATATROVE_PYTHON not set (its own venv), skipped", None, None))
+    _print_rates(rows, n)
+    return n
 
-            rows.append(_datatrove(files, n))
-        except ImportError:
-            rows.append(("datatrove: not installed (set DATATROVE_PYTHON), skipped", None, None))
 
-    ref_cpu, ref_wall = rows[0][1], rows[0][2]
-    print(f"\n{'path':<62} {'pages/s/core CPU':>17} {'ratio':>6} {'pages/s/core wall':>18} {'ratio':>6}")
-    for name, cpu, wall in rows:
-        def fmt(t, ref):
-            if t is None or t <= 0:
-                return f"{'-':>17}", f"{'-':>6}"
-            rate = n / t
-            return f"{rate:17.1f}", f"{(ref / t):6.2f}"
-        c_rate, c_ratio = fmt(cpu, ref_cpu)
-        w_rate, w_ratio = fmt(wall, ref_wall)
-        print(f"{name:<62} {c_rate} {c_ratio} {w_rate:>18} {w_ratio}")
-    print("\nratio = row pages/s / trafilatura-alone pages/s on the same clock; Spark wall time x cores used.")
-    sys.stdout.flush()
+def main() -> None:
+    per_page_rates()
+    if os.environ.get("BENCH_INGEST_WALL", "1") != "0":
+        whole_command()
 
 
 def _jvm_cpu_s(spark) -> float:
@@ -163,22 +164,6 @@ def _jvm_cpu_s(spark) -> float:
         return bean.getProcessCpuTime() / 1e9
     except Exception:  # noqa: BLE001
         return 0.0
-
-
-def _datatrove(files: list[str], n: int):
-    from datatrove.executor import LocalPipelineExecutor
-    from datatrove.pipeline.extractors import Trafilatura
-    from datatrove.pipeline.readers import WarcReader
-
-    folder = str(Path(files[0]).parent)
-    tmp = tempfile.mkdtemp(prefix="bench_dt_")
-    try:
-        ex = LocalPipelineExecutor(pipeline=[WarcReader(folder, glob_pattern="*.warc.gz"), Trafilatura()],
-                                   tasks=1, workers=1, logging_dir=tmp)
-        _, _, wall = _timed(ex.run)
-        return ("datatrove WarcReader -> Trafilatura (1 worker)", None, wall)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 _DT_SCRIPT = """
@@ -208,14 +193,166 @@ def _datatrove_subprocess(python: str, files: list[str], n: int):
     wall = time.perf_counter() - w0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode != 0:
-        return (f"datatrove: failed ({p.stderr.strip().splitlines()[-1][:60] if p.stderr.strip() else p.returncode})",
+        return (f"datatrove: failed ({p.stderr.strip().splitlines()[-1][:50] if p.stderr.strip() else p.returncode})",
                 None, None)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     docs = int(next(ln.split()[1] for ln in p.stdout.splitlines() if ln.startswith("DOCS")))
     if docs <= 0:
         return ("datatrove: extracted no page", None, None)
     scale = n / docs
-    return (f"datatrove 0.10 WarcReader->Trafilatura ({docs} of {n} pages read)", cpu * scale, wall * scale)
+    return (f"datatrove 0.10 WarcReader->Trafilatura, 1 worker ({docs} of {n} pages)", cpu * scale, None)
+
+# ---------------------------------------------------------------- part 2: whole command
+SMALL_EXTRA = 513       # pages written a second time (?copy=1) in the small input: 1,194 + 513 = 1,707
+
+
+def _real_pages() -> list[tuple[str, bytes]]:
+    """(url, HTML bytes) of every labeled real page of the shared html/ folders, in index order."""
+    import gzip
+    import json
+
+    out = []
+    for line in (data_dir() / "labeled" / "pages_labeled.jsonl").read_text().splitlines():
+        if not line.strip():
+            continue
+        rec = json.loads(line)
+        path = data_dir() / rec["path"]
+        if not path.is_file() or not rec.get("url"):
+            continue
+        raw = path.read_bytes()
+        out.append((rec["url"], gzip.decompress(raw) if path.suffix == ".gz" else raw))
+    return out
+
+
+def _copy_url(url: str, k: int) -> str:
+    base, _, frag = url.partition("#")
+    return f"{base}{'&' if '?' in base else '?'}copy={k}"
+
+
+def write_inputs(folder: Path, records: list[tuple[str, bytes]], n_files: int) -> list[str]:
+    """``records`` round-robin into ``n_files`` gzip WARCs (warcio writer, HTTP 200 text/html)."""
+    import io
+
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f"real-{i:02d}.warc.gz" for i in range(n_files)]
+    handles = [open(p, "wb") for p in paths]
+    try:
+        writers = [WARCWriter(h, gzip=True) for h in handles]
+        for i, (url, body) in enumerate(records):
+            w = writers[i % n_files]
+            http = StatusAndHeaders("200 OK", [("Content-Type", "text/html"), ("Content-Length", str(len(body)))],
+                                    protocol="HTTP/1.1")
+            w.write_record(w.create_warc_record(url, "response", payload=io.BytesIO(body), http_headers=http,
+                                                warc_headers_dict={"WARC-Date": "2024-05-18T01:58:10Z"}))
+    finally:
+        for h in handles:
+            h.close()
+    return [str(p) for p in paths]
+
+
+_DT_WALL = """
+import sys, tempfile
+from datatrove.executor import LocalPipelineExecutor
+from datatrove.pipeline.extractors import Trafilatura
+from datatrove.pipeline.readers import WarcReader
+from datatrove.pipeline.writers import JsonlWriter
+n = int(sys.argv[3])
+ex = LocalPipelineExecutor(pipeline=[WarcReader(sys.argv[1], glob_pattern="*.warc.gz"), Trafilatura(),
+                                     JsonlWriter(sys.argv[2])],
+                           tasks=n, workers=2, logging_dir=tempfile.mkdtemp(prefix="bench_dt_"))
+stats = ex.run()
+extractor = [s for s in stats.stats if "Trafilatura" in s.name][0]
+print("DOCS", int(extractor.time_stats.n))
+"""
+
+
+def _product(folder: str, run: str, sets: list[str]) -> tuple[float, dict, str]:
+    import json
+    import subprocess
+
+    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable,
+               PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    cmd = [sys.executable, "-m", "corpus_pipeline", "ingest", "--input", folder, "--run", run]
+    for s in sets:
+        cmd += ["--set", s]
+    w0 = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT))
+    wall = time.perf_counter() - w0
+    if p.returncode != 0:
+        return wall, {}, (p.stderr.strip().splitlines() or ["?"])[-1][:80]
+    marker = json.loads((Path(run) / "pages" / "_COMMIT.json").read_text())
+    return wall, marker.get("counts", {}), ""
+
+
+def _spark_start_s() -> float:
+    """Wall seconds from a fresh interpreter to a usable local[*] session and its first job."""
+    import subprocess
+
+    code = ("import time; t=time.perf_counter(); from corpus_pipeline.config import SparkConfig; "
+            "from corpus_pipeline.spark.session import get_spark; s=get_spark(SparkConfig(), quiet=True); "
+            "s.range(1).count(); print('T', time.perf_counter()-t); s.stop()")
+    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable, PYTHONPATH=str(ROOT))
+    w0 = time.perf_counter()
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=str(ROOT))
+    try:
+        return float(next(ln.split()[1] for ln in p.stdout.splitlines() if ln.startswith("T")))
+    except StopIteration:
+        return time.perf_counter() - w0
+
+
+def whole_command() -> None:
+    import subprocess
+
+    pages = _real_pages()
+    if not pages:
+        print("part 2: no labeled pages in the shared data: skipped")
+        return
+    small = pages + [(_copy_url(u, 1), b) for u, b in pages[:SMALL_EXTRA]]
+    large = [(_copy_url(u, k), b) for k in range(4) for u, b in small]
+    tmp = Path(tempfile.mkdtemp(prefix="bench_ingest_wall_"))
+    dt_python = os.environ.get("DATATROVE_PYTHON")
+    print(f"\npart 2: whole-command wall time, 2 cores; Spark session start + first job alone: "
+          f"{_spark_start_s():.1f} s", flush=True)
+    print(f"{'input':<34} {'path':<44} {'wall s':>7} {'pages':>6} {'datatrove / it':>14}")
+    try:
+        for label, records, n_files in (("small", small, 4), ("larger", large, 16)):
+            folder = tmp / label
+            write_inputs(folder, records, n_files)
+            name = f"{label}: {len(records)} records, {n_files} files"
+            dt_wall = None
+            if dt_python:
+                w0 = time.perf_counter()
+                p = subprocess.run([dt_python, "-c", _DT_WALL, str(folder), str(tmp / f"dt-{label}"), str(n_files)],
+                                   capture_output=True, text=True)
+                dt_wall = time.perf_counter() - w0
+                docs = next((ln.split()[1] for ln in p.stdout.splitlines() if ln.startswith("DOCS")), "?")
+                if p.returncode != 0:
+                    print(f"{name:<34} {'datatrove: failed':<44}")
+                    dt_wall = None
+                else:
+                    print(f"{name:<34} {'datatrove 0.10 WarcReader->Trafilatura, 2 w.':<44} {dt_wall:7.1f} "
+                          f"{docs:>6} {1.0:14.2f}", flush=True)
+            else:
+                print(f"{name:<34} datatrove: DATATROVE_PYTHON not set, skipped")
+            paths = [("corpus-pipeline ingest (defaults)", [])]
+            if os.environ.get("BENCH_INGEST_OLD", "1") != "0":
+                paths.append(("corpus-pipeline ingest (trafilatura + warcio)",
+                              ["ingest.extractor=trafilatura", "ingest.warc_reader=warcio"]))
+            for pname, sets in paths:
+                wall, counts, err = _product(str(folder), str(tmp / f"run-{label}-{len(sets)}"), sets)
+                if err:
+                    print(f"{name:<34} {pname:<44} failed: {err}")
+                    continue
+                ratio = f"{dt_wall / wall:14.2f}" if dt_wall else f"{'-':>14}"
+                cpu_s = counts.get("cpu_ms", 0) / 1000
+                print(f"{name:<34} {pname:<44} {wall:7.1f} {counts.get('pages', 0):>6} {ratio}   "
+                      f"(task CPU {cpu_s:.0f} s; languages {dict(list(counts.get('languages', {}).items())[:4])})",
+                      flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

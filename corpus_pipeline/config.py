@@ -58,6 +58,8 @@ class IngestConfig:
     http_read_timeout_s: float = 60.0
     http_connect_timeout_s: float = 10.0
     shared_local_paths: bool = False       # local input paths are on a filesystem every cluster node mounts
+    extractor: str = "resiliparse"         # main-text extractor of the bulk pass (corpus_pipeline.extractors)
+    warc_reader: Literal["fastwarc", "warcio"] = "warcio"   # WARC record parser (same records, same skips; bench ingest)
 
 
 @dataclass
@@ -145,6 +147,9 @@ class DecontamConfig:
 @dataclass
 class FinalConfig:
     format: Literal["parquet", "jsonl.gz"] = "parquet"   # RUN/final/corpus: Parquet files or gzipped JSON lines
+    # Re-extract the final corpus's pages from their WARC records with this extractor;
+    # "ingest": keep the bulk pass's text (no second read of the WARCs).
+    extractor: str = "trafilatura"
 
 
 @dataclass
@@ -249,6 +254,10 @@ def _check_ranges(cfg: Config) -> None:
     need(cfg.ingest.http_backoff_s >= 0, "ingest.http_backoff_s", "must be >= 0")
     need(cfg.ingest.http_read_timeout_s > 0 and cfg.ingest.http_connect_timeout_s > 0,
          "ingest.http_read_timeout_s", "HTTP timeouts must be > 0")
+    from .extractors import names as _extractors
+    need(cfg.ingest.extractor in _extractors(), "ingest.extractor", f"must be one of {', '.join(_extractors())}")
+    need(cfg.final.extractor in _extractors() + ("ingest",), "final.extractor",
+         f"must be one of {', '.join(_extractors() + ('ingest',))}")
     need(cfg.dedup.shingle_size >= 1, "dedup.shingle_size", "must be >= 1")
     need(cfg.dedup.bands >= 1 and cfg.dedup.rows >= 1, "dedup.bands", "bands and rows must be >= 1")
     need(cfg.dedup.verify_jaccard is None or 0 < cfg.dedup.verify_jaccard <= 1,

@@ -50,6 +50,7 @@ class Extracted:
     text: str
     has_math_markup: bool = False
     math_kinds: list = field(default_factory=list)   # e.g. ["mathjax", "mathml"]
+    lang: str = ""                                     # ISO 639-1 code from :mod:`corpus_pipeline.lang`, "und"
 
 
 @dataclass
@@ -167,47 +168,78 @@ def _title(tree) -> str:
         return ""
 
 
+def finish_text(text, title: str, kinds: set, engines=lambda: set()):
+    """The shared tail of every extractor: TeX delimiters already in the text
+    (``tex_delimiters`` plus the engines the page loads, ``engines()`` is only
+    called when needed), forum BBCode maths, inserted-maths marks removed.
+    An :class:`Extracted` (``lang`` still empty) or ``Skip("extract_empty")``."""
+    from .mathhtml import bbcode_to_delimiters, detect_text_delimiters, strip_marks
+
+    if not text or not text.strip():
+        return Skip("extract_empty")
+    kinds = set(kinds)
+    has_delims = detect_text_delimiters(text)
+    if has_delims or "[/" in text:  # the engine search costs a tree walk: only when needed
+        found = engines()
+        if found:
+            text, n_bb = bbcode_to_delimiters(text)
+            has_delims = has_delims or n_bb > 0
+        if has_delims:
+            kinds.add("tex_delimiters")
+            kinds |= found
+    text = strip_marks(text)
+    if not text.strip():
+        return Skip("extract_empty")
+    kinds = sorted(kinds)
+    return Extracted(title=strip_marks(title or ""), text=text, has_math_markup=bool(kinds), math_kinds=kinds)
+
+
 def _extract(html: str, url: str, favor: str):
+    """The trafilatura extractor: lxml tree, maths rewritten in it, trafilatura on the tree."""
     from trafilatura.utils import load_html
 
-    from .mathhtml import (bbcode_to_delimiters, detect_text_delimiters, engine_loaded, rewrite_math,
-                           strip_marks)
+    from .mathhtml import engine_loaded, rewrite_math
 
     tree = load_html(html)
     if tree is None:
         return Skip("extract_empty", "no HTML tree")
     kinds = set(rewrite_math(tree, html))
-    title = strip_marks(_title(tree))
+    title = _title(tree)
     text = _trafilatura_text(tree, url, favor)
-    if not text or not text.strip():
-        return Skip("extract_empty")
-    has_delims = detect_text_delimiters(text)
-    if has_delims or "[/" in text:  # the engine search costs a tree walk: only when needed
-        engines = engine_loaded(tree)
-        if engines:
-            text, n_bb = bbcode_to_delimiters(text)
-            has_delims = has_delims or n_bb > 0
-        if has_delims:
-            kinds.add("tex_delimiters")
-            kinds |= engines
-    text = strip_marks(text)
-    if not text.strip():
-        return Skip("extract_empty")
-    kinds = sorted(kinds)
-    return Extracted(title=title, text=text, has_math_markup=bool(kinds), math_kinds=kinds)
+    return finish_text(text, title, kinds, lambda: engine_loaded(tree))
 
 
-def extract_html(html: str, url: str, *, timeout_s: float = 5.0, favor: str = "default"):
-    """Main text and title of one HTML page with its maths as TeX, or a Skip."""
+def extract_html(html, url: str, *, timeout_s: float = 5.0, favor: str = "default",
+                 extractor: str = "trafilatura", charset: str | None = None):
+    """Main text, title, maths kinds and language of one HTML page with its maths as TeX, or a Skip.
+
+    ``html`` is ``str``, or ``bytes`` decoded with ``charset`` (else BOM, ``<meta>``,
+    detection: :func:`warc.decode_html`).  ``extractor`` names one of
+    :func:`corpus_pipeline.extractors.names`; the time limit, size checks and the
+    language apply to every extractor alike.
+    """
+    from . import extractors
+    from .lang import detect_lang
+
     if favor not in FAVORS:
         raise ValueError(f"favor must be one of {FAVORS}, not {favor!r}")
+    impl = extractors.get(extractor)   # ValueError naming the known extractors
+    if isinstance(html, (bytes, bytearray)):
+        from .warc import decode_html
+
+        html = decode_html(bytes(html), f"text/html; charset={charset}" if charset else None)[0]
+        if html is None:
+            return Skip("decode_failed")
     if not html or not html.strip():
         return Skip("extract_empty", "empty page")
     if len(html) > MAX_HTML_CHARS:
         return Skip("extract_too_large", f"{len(html)} chars")
     try:
         with time_limit(timeout_s):
-            return _extract(html, url, favor)
+            res = impl.extract(html, url, favor)
+            if isinstance(res, Extracted) and not res.lang:
+                res.lang = detect_lang(res.text)
+            return res
     except ExtractTimeout:
         return Skip("extract_timeout", f"over {timeout_s} s")
     except RecursionError as e:

@@ -2,14 +2,15 @@
 
 ``process_source(ref, cfg, counts)`` reads one WARC file (local or S3), keeps
 HTML responses (:mod:`warc`), extracts title and text with maths kept
-(:func:`extract.extract_html`, with its per-page time limit), drops texts
+(:func:`extract.extract_html` with the extractor named by ``ingest.extractor``
+and its per-page time limit), drops texts
 shorter than ``ingest.min_text_chars`` and yields rows of
 ``schemas.EXTRACTED``.  Every record dropped on the way is counted in
-``counts`` under a named reason; :data:`STAT_KEYS` are statistics, not skips.
+``counts`` under a named reason; :data:`STAT_KEYS` and the per-language
+counts (``lang:<code>``, the language from :mod:`lang`) are statistics, not skips.
 """
 from __future__ import annotations
 
-import re
 from typing import Iterator
 
 from . import schemas, sources
@@ -17,47 +18,27 @@ from .config import Config
 from .counters import Counts
 from .dedup.exact import text_hash
 from .dedup.url import host_and_path, normalize_url, page_id
+from .lang import detect_lang
 from .text import count_tokens
 
 # Counters that are statistics rather than skip reasons (kept out of RUN/pages_skips).
 STAT_KEYS = ("files", "files_read", "file_retries", "records", "pages_extracted", "cpu_ms", "http_retries")
 
-_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_KANA = re.compile("[\u3040-\u30ff]")
-_HANGUL = re.compile("[\uac00-\ud7af]")
-_CYR = re.compile("[\u0400-\u04ff]")
-_LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
-_WORD = re.compile(r"[a-zà-öø-ÿ]+")
-_STOP = {
-    "en": {"the", "and", "of", "to", "is", "in", "that", "for", "it", "with", "as", "are", "this", "be"},
-    "de": {"der", "die", "und", "das", "ist", "nicht", "mit", "den", "ein", "eine", "zu", "sich", "auf", "für"},
-    "fr": {"le", "la", "les", "et", "des", "est", "une", "dans", "du", "que", "pour", "pas", "sur", "au"},
-    "es": {"el", "los", "las", "y", "que", "del", "por", "una", "con", "para", "es", "se", "lo", "como"},
-}
+# Per-language counts of extracted pages (before dedup) are statistics too: "lang:en", "lang:zh", ...
+LANG_PREFIX = "lang:"
 
 
-def guess_lang(text: str) -> str:
-    """A cheap script + stop-word guess: zh, ja, ko, ru, en, de, fr, es, or und."""
-    sample = (text or "")[:6000]
-    letters = len(_LETTER.findall(sample))
-    if letters == 0:
-        return "und"
-    han, kana, hangul = len(_HAN.findall(sample)), len(_KANA.findall(sample)), len(_HANGUL.findall(sample))
-    cjk = han + kana + hangul
-    if cjk >= 0.3 * letters:
-        if kana >= 0.1 * cjk:
-            return "ja"
-        if hangul > han:
-            return "ko"
-        return "zh"
-    if len(_CYR.findall(sample)) >= 0.5 * letters:
-        return "ru"
-    words = _WORD.findall(sample.lower())
-    if not words:
-        return "und"
-    hits = {lang: sum(1 for w in words if w in stop) for lang, stop in _STOP.items()}
-    best = max(hits, key=lambda k: (hits[k], k == "en"))
-    return best if hits[best] > 0 else "en"
+def is_stat(key: str) -> bool:
+    """True for counters that are statistics (STAT_KEYS, per-language counts), not skip reasons."""
+    return key in STAT_KEYS or key.startswith(LANG_PREFIX)
+
+
+def split_totals(totals: dict) -> tuple[dict, dict, dict]:
+    """Summed counters -> (STAT_KEYS statistics, skip reasons, pages per language)."""
+    stats = {k: int(totals.get(k, 0)) for k in STAT_KEYS}
+    skips = {k: int(v) for k, v in sorted(totals.items()) if not is_stat(k)}
+    langs = {k[len(LANG_PREFIX):]: int(v) for k, v in sorted(totals.items()) if k.startswith(LANG_PREFIX)}
+    return stats, skips, langs
 
 
 def page_row(page, extracted) -> dict:
@@ -79,7 +60,7 @@ def page_row(page, extracted) -> dict:
         "has_math_markup": bool(getattr(extracted, "has_math_markup", False)),
         "math_kinds": ",".join(kinds),
         "fetched_at": page.fetched_at,
-        "lang": guess_lang(text),
+        "lang": getattr(extracted, "lang", "") or detect_lang(text),
         "norm_url": normalize_url(url),
         "text_hash": text_hash(text),
     }
@@ -100,7 +81,8 @@ def process_source(ref: str, cfg: Config, counts: Counts) -> Iterator[dict]:
             counts.add("no_target_uri")
             continue
         try:
-            res = extract_html(page.html, page.url, timeout_s=ic.extract_timeout_s, favor=ic.favor)
+            res = extract_html(page.html, page.url, timeout_s=ic.extract_timeout_s, favor=ic.favor,
+                               extractor=ic.extractor)
         except Exception:  # noqa: BLE001 - the extractor should not raise; never let one page stop a file
             counts.add("extract_error")
             continue
@@ -113,7 +95,9 @@ def process_source(ref: str, cfg: Config, counts: Counts) -> Iterator[dict]:
             continue
         res.text = text
         counts.add("pages_extracted")
-        yield page_row(page, res)
+        row = page_row(page, res)
+        counts.add(LANG_PREFIX + row["lang"])
+        yield row
 
 
 EXTRACTED_COLUMNS = schemas.columns(schemas.EXTRACTED)

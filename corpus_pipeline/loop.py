@@ -365,12 +365,16 @@ class Loop:
         pages = self._read(run.pages, schemas.PAGES)
         collected = [(j, self._read(run.iteration(j, "collected"), schemas.COLLECTED)) for j in range(1, last + 1)]
         corpus = final_corpus_df(pages, collected[-1][1], collected)
+        from .spark.reextract import needs_reextraction, reextract_df  # final.extractor (issue 14)
+        corpus = reextract_df(self.spark, corpus, pages, self.cfg)
         target = run.final("corpus")
         cfg_record = {"last_iteration": last, "benchmarks": self.inp.benchmarks,
                       "decontam": self.cfg.section("decontam") if self.inp.benchmarks else None}
         fmt = self.cfg.final.format
         if fmt != "parquet":
             cfg_record["format"] = fmt
+        if needs_reextraction(self.cfg):
+            cfg_record["final"] = self.cfg.section("final")
         if run.is_committed(target):
             marker = run.marker(target) or {}
             if marker.get("config") != json.loads(json.dumps(cfg_record)):

@@ -8,9 +8,26 @@ import time
 import lxml.html
 import pytest
 
-from corpus_pipeline.extract import Extracted, Skip, extract_html, time_limit, ExtractTimeout
+from corpus_pipeline import extractors
+from corpus_pipeline.extract import Extracted, Skip, time_limit, ExtractTimeout
+from corpus_pipeline.extract import extract_html as _extract_html
 from corpus_pipeline.mathhtml import detect_text_delimiters, img_tex
 from corpus_pipeline.mathml import mathml_to_tex
+
+# Every test runs with each registered extractor (ingest.extractor / final.extractor).
+EXTRACTOR = {"name": "trafilatura"}
+
+
+def extract_html(html, url, **kw):
+    kw.setdefault("extractor", EXTRACTOR["name"])
+    return _extract_html(html, url, **kw)
+
+
+@pytest.fixture(autouse=True, params=extractors.names())
+def extractor(request):
+    EXTRACTOR["name"] = request.param
+    yield request.param
+
 
 FILLER = (
     "<p>The theory of these objects is developed over several sections, and each section "

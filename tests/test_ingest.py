@@ -4,17 +4,36 @@ from __future__ import annotations
 import io
 import json
 import random
+from collections import Counter
 
 import pytest
 
 from corpus_pipeline import schemas
-from corpus_pipeline.config import Config
+from corpus_pipeline.config import Config as _Config
 from corpus_pipeline.counters import Counts
 from corpus_pipeline.dedup import exact
 from corpus_pipeline.dedup.url import host_and_path, normalize_url, page_id
 from corpus_pipeline.errors import NoInputError, UsageError
-from corpus_pipeline.ingest import STAT_KEYS, guess_lang, process_source
+from corpus_pipeline.ingest import LANG_PREFIX, STAT_KEYS, is_stat, process_source, split_totals
+from corpus_pipeline.lang import detect_lang
 from corpus_pipeline.text import count_tokens
+
+# Every test runs with each extractor (ingest.extractor), each paired with one WARC reader
+# (ingest.warc_reader): resiliparse + fastwarc (the defaults) and trafilatura + warcio.
+COMBOS = [("resiliparse", "fastwarc"), ("trafilatura", "warcio")]
+COMBO = {"value": COMBOS[0]}
+
+
+def Config():  # noqa: N802 - the config class with the extractor and reader under test
+    cfg = _Config()
+    cfg.ingest.extractor, cfg.ingest.warc_reader = COMBO["value"]
+    return cfg
+
+
+@pytest.fixture(autouse=True, params=COMBOS, ids=["-".join(c) for c in COMBOS])
+def extractor_and_reader(request):
+    COMBO["value"] = request.param
+    yield request.param
 
 WORDS = ("theorem proof integral matrix vector group ring field prime number limit series function "
          "graph river market garden music history travel weather kitchen window morning evening").split()
@@ -56,12 +75,19 @@ def test_exact_normalization():
     assert len(exact.text_hash("")) == 32
 
 
-def test_guess_lang():
-    assert guess_lang("设函数 f(x) 在区间上连续，证明存在一点使得导数为零。" * 3) == "zh"
-    assert guess_lang("The derivative of a function is the limit of the difference quotient.") == "en"
-    assert guess_lang("Die Ableitung einer Funktion ist der Grenzwert des Differenzenquotienten und nicht mehr.") == "de"
-    assert guess_lang("関数の微分とは、差分商の極限である。これはテストです。") == "ja"
-    assert guess_lang("12345 + 678") == "und"
+def test_detect_lang():
+    assert detect_lang("设函数 f(x) 在区间上连续，证明存在一点使得导数为零。" * 3) == "zh"
+    assert detect_lang("The derivative of a function is the limit of the difference quotient.") == "en"
+    assert detect_lang("Die Ableitung einer Funktion ist der Grenzwert des Differenzenquotienten und nicht mehr.") == "de"
+    assert detect_lang("12345 + 678") == "und"
+    # TeX and numbers do not drown the language of a maths text
+    assert detect_lang("设 $f(x)=\\frac{1}{x^2+1}$，求 $\\int_0^1 f(x)\\,dx$ 的值。函数在区间上连续，所以积分存在。") == "zh"
+
+
+def test_split_totals_keeps_languages_out_of_skips():
+    stats, skips, langs = split_totals({"records": 5, "pages_extracted": 3, "not_html": 2,
+                                        LANG_PREFIX + "en": 2, LANG_PREFIX + "zh": 1})
+    assert stats["records"] == 5 and skips == {"not_html": 2} and langs == {"en": 2, "zh": 1}
 
 
 # ---------------------------------------------------------------- process_source
@@ -93,9 +119,8 @@ def test_short_text_and_extractor_skips_are_counted(tmp_path, monkeypatch):
 
     real = ex.extract_html
 
-    def fake(html, url, *, timeout_s, favor):
-        return ex.Skip("extract_timeout") if url.endswith("skip-me") else real(html, url, timeout_s=timeout_s,
-                                                                              favor=favor)
+    def fake(html, url, **kw):
+        return ex.Skip("extract_timeout") if url.endswith("skip-me") else real(html, url, **kw)
 
     monkeypatch.setattr(ex, "extract_html", fake)
     counts = Counts()
@@ -139,7 +164,11 @@ def test_derived_minicrawl_every_page_accounted(shared_data):
         rows += list(process_source(str(f), Config(), total))
     c = total.as_dict()
     # every record has exactly one outcome: a row or one named reason
-    assert c["records"] == len(rows) + sum(v for k, v in c.items() if k not in STAT_KEYS)
+    assert c["records"] == len(rows) + sum(v for k, v in c.items() if not is_stat(k))
+    # every extracted page counted under its language, the same language as its row
+    _, _, langs = split_totals(c)
+    assert sum(langs.values()) == c["pages_extracted"] == len(rows)
+    assert langs == dict(Counter(r["lang"] for r in rows)) and langs.get("en", 0) > 0.8 * len(rows)
     assert {r["url"] for r in rows} <= urls
     assert len(rows) >= 0.9 * len(recs)
     maths = {r["url"] for r in recs if r["label"] == "math"}

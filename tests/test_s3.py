@@ -12,11 +12,34 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from corpus_pipeline import sources
-from corpus_pipeline.config import Config, IngestConfig
+from corpus_pipeline import warc as _warc
+from corpus_pipeline.config import Config as _Config
+from corpus_pipeline.config import IngestConfig as _IngestConfig
 from corpus_pipeline.counters import Counts
 from corpus_pipeline.errors import UsageError
 from corpus_pipeline.ingest import process_source
 from corpus_pipeline.sources import s3 as s3mod
+
+# Every test runs with each WARC reader (ingest.warc_reader): the same pages and counts.
+READER = {"name": "warcio"}
+
+
+def IngestConfig(**kw):  # noqa: N802 - the config class with the reader under test
+    kw.setdefault("warc_reader", READER["name"])
+    return _IngestConfig(**kw)
+
+
+def Config():  # noqa: N802
+    cfg = _Config()
+    cfg.ingest.warc_reader = READER["name"]
+    return cfg
+
+
+@pytest.fixture(autouse=True, params=_warc.READERS)
+def warc_reader(request):
+    READER["name"] = request.param
+    yield request.param
+
 
 BUCKET = "crawl-test"
 FILES = {
@@ -282,3 +305,18 @@ def test_spark_ingest_from_s3_manifest_through_throttling_proxy(bucket, moto_url
         assert proxy.throttled >= 1 and proxy.gets >= 2 + proxy.throttled
     finally:
         proxy.close()
+
+
+def test_fetch_page_by_offset_over_s3_equals_local(bucket, moto_url, shared_data):
+    """The final corpus's re-fetch: one ranged GET per record gives the page the full read gave."""
+    key = "dolma/sample-0000.warc.gz"
+    local, _ = local_pages(shared_data, key)
+    cfg = s3cfg(moto_url)
+    counts = Counts()
+    for url, offset, fetched_at, html in local[:5] + local[-3:]:
+        page = sources.fetch_page(f"s3://{bucket}/{key}", offset, cfg, counts)
+        assert (page.url, page.warc_offset, page.fetched_at, page.html) == (url, offset, fetched_at, html)
+    assert counts.as_dict() == {}
+    # an offset that is not a record start is a counted failure, not an exception
+    assert sources.fetch_page(f"s3://{bucket}/{key}", local[1][1] + 7, cfg, counts) is None
+    assert sum(counts.as_dict().values()) == 1

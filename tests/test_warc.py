@@ -7,8 +7,22 @@ import io
 import pytest
 
 from corpus_pipeline import warc
-from corpus_pipeline.config import IngestConfig
+from corpus_pipeline.config import IngestConfig as _IngestConfig
 from corpus_pipeline.counters import Counts
+
+# Every test runs with each WARC reader (ingest.warc_reader): the same records and counts.
+READER = {"name": "warcio"}
+
+
+def IngestConfig(**kw):  # noqa: N802 - stands in for the config class with the reader under test
+    kw.setdefault("warc_reader", READER["name"])
+    return _IngestConfig(**kw)
+
+
+@pytest.fixture(autouse=True, params=warc.READERS)
+def warc_reader(request):
+    READER["name"] = request.param
+    yield request.param
 
 RECORD_REASONS = {"non_response", "no_http_headers", "not_html", "page_too_large", "truncated_record",
                   "decode_failed", "http_status_invalid", "invalid_target_uri"}

@@ -148,3 +148,37 @@ def iter_pages(ref: str, cfg, counts: Counts) -> Iterator:
         lambda start=0: open_stream(ref, cfg, start, counts), ref, cfg, counts,
         transient=is_transient, attempts=cfg.file_attempts, backoff_s=cfg.file_retry_backoff_s, ranged=True,
     )
+
+
+def fetch_page(ref: str, offset: int, cfg, counts: Counts):
+    """The page of the record at byte ``offset`` of one WARC file (a ranged GET on S3, a seek
+    locally), or None with the reason counted (``refetch_failed``, or the record's own skip
+    reason).  Pure (no Spark): a Spark task calls it per row.  Transient failures are retried
+    ``ingest.file_attempts`` times with backoff, like whole-file reads."""
+    import time
+
+    from .. import warc
+
+    for attempt in range(1, max(1, cfg.file_attempts) + 1):
+        got = Counts()
+        stream = None
+        try:
+            stream = open_stream(ref, cfg, int(offset))
+            for page in warc.iter_records(stream, ref, cfg, got, base=int(offset), transient=is_transient):
+                return page if page.warc_offset == int(offset) else None
+            break
+        except Exception as e:  # noqa: BLE001
+            if is_transient(e) and attempt < cfg.file_attempts:
+                time.sleep(cfg.file_retry_backoff_s * (2 ** (attempt - 1)))
+                continue
+            counts.add("refetch_failed")
+            return None
+        finally:
+            if stream is not None:
+                try:
+                    stream.close()
+                except Exception:  # noqa: BLE001
+                    pass
+    reasons = [k for k in got.as_dict() if k != warc.RECORDS]
+    counts.add(reasons[0] if reasons else "refetch_failed")
+    return None

@@ -44,7 +44,7 @@ from .. import stages as st
 from ..config import Config
 from ..counters import Counts
 from ..errors import NoInputError, UsageError
-from ..ingest import STAT_KEYS, process_source
+from ..ingest import LANG_PREFIX, STAT_KEYS, process_source, split_totals
 from ..runfolder import RunFolder, StageResult
 from ..sources import resolve
 from .io import rdd_to_df, read_table, write_table
@@ -191,14 +191,13 @@ def extract(spark, refs: list[str], run: RunFolder, cfg: Config, log=print) -> t
     staged = _read_batches(spark, paths)
     totals = {r["c_reason"]: int(r["n"]) for r in
               staged.where(F.col("kind") == "count").groupBy("c_reason").agg(F.sum("c_count").alias("n")).collect()}
-    stats = {k: totals.get(k, 0) for k in STAT_KEYS}
-    skips = {k: v for k, v in sorted(totals.items()) if k not in STAT_KEYS}
+    stats, skips, langs = split_totals(totals)
     if stats["files_read"] == 0:
         run.fs.delete(base)
         raise NoInputError(f"ingest: none of the {len(refs)} input file(s) could be read "
                            f"({', '.join(f'{k}={v}' for k, v in skips.items()) or 'no records'})")
     counts = {**stats, "inputs": len(refs), "skips": skips, "skipped_records": sum(skips.values()),
-              "batches": len(order), "files_extracted_now": len(todo)}
+              "languages": langs, "batches": len(order), "files_extracted_now": len(todo)}
     run.commit_in_place(base, counts, config={"batches": order}, settings=settings)
     return paths, counts
 
@@ -310,7 +309,8 @@ def run_ingest(spark, inputs: list[str], run: RunFolder, cfg: Config,
     dres = run.stage(run.pages_duplicates, build_dups, cfg.section("dedup"), log=log)
 
     def build_skips(attempt: str) -> dict:
-        rows = (_read_batches(spark, paths).where((F.col("kind") == "count") & ~F.col("c_reason").isin(*STAT_KEYS))
+        rows = (_read_batches(spark, paths).where((F.col("kind") == "count") & ~F.col("c_reason").isin(*STAT_KEYS)
+                & ~F.col("c_reason").startswith(LANG_PREFIX))
                 .select(F.col("c_stage").alias("stage"), F.col("c_reason").alias("reason"),
                         F.col("c_source").alias("source"), F.col("c_count").alias("count")))
         write_table(rows.coalesce(1), attempt, schemas.SKIPS)
@@ -327,6 +327,7 @@ def run_ingest(spark, inputs: list[str], run: RunFolder, cfg: Config,
             "pages": counts["pages_extracted"] - removed_rows,   # every removal row is one extracted row
             "skips": dict(ext.get("skips", {})),
             "skipped_records": ext.get("skipped_records", 0),
+            "languages": dict(ext.get("languages", {})),
         })
         counts.update(dres.counts)
         if dedup_counts.get("near_dedup"):
