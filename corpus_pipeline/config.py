@@ -103,7 +103,7 @@ class SelectConfig:
 class DomainConfig:
     key: Literal["host", "registered"] = "host"
     flag_fraction: float = 0.10            # flagged when collected / pages > this
-    min_pages: int = 1                     # domains with fewer pages are never flagged
+    min_pages: int = 5                     # domains with fewer pages are never flagged (= propose_min_pages)
     path_depth: int = 2                    # prefixes of depth 1..path_depth
     examples: int = 3                      # example URLs per prefix in the worksheet
     prefix_min_pages: int = 2              # prefixes with fewer pages are left out of the prefix stats
@@ -117,6 +117,12 @@ class AnnotateConfig:
     propose_min_pages: int = 5             # ... and it has at least this many pages
     propose_min_collected: int = 3
     worksheet_max_prefixes: int = 40       # candidate prefixes listed per host in the worksheet
+    propose_min_lift: float = 0.3          # ... and its share exceeds the rest of its host's by this
+    propose_min_rest_pages: int = 5        # a prefix with fewer pages outside it on its host is the whole host
+    propose_whole_host_fraction: float = 0.9  # a whole-host prefix is proposed only at this share
+    worksheet_max_domains: int = 100       # flagged domains in the worksheet (most uncollected pages first)
+    seed_min_score: float = 0.0            # pages under marks join the seed only with this score or more
+    max_seed_additions: int = 5000         # at most this many pages join the seed per iteration (best first)
 
 
 @dataclass
@@ -260,6 +266,13 @@ def _check_ranges(cfg: Config) -> None:
     need(cfg.annotate.propose_min_collected >= 1, "annotate.propose_min_collected", "must be >= 1")
     need(cfg.annotate.worksheet_max_prefixes >= 1, "annotate.worksheet_max_prefixes", "must be >= 1")
     need(0 <= cfg.annotate.propose_min_fraction <= 1, "annotate.propose_min_fraction", "must be in [0, 1]")
+    need(-1 <= cfg.annotate.propose_min_lift <= 1, "annotate.propose_min_lift", "must be in [-1, 1]")
+    need(cfg.annotate.propose_min_rest_pages >= 0, "annotate.propose_min_rest_pages", "must be >= 0")
+    need(0 <= cfg.annotate.propose_whole_host_fraction <= 1, "annotate.propose_whole_host_fraction",
+         "must be in [0, 1]")
+    need(cfg.annotate.worksheet_max_domains >= 1, "annotate.worksheet_max_domains", "must be >= 1")
+    need(0 <= cfg.annotate.seed_min_score <= 1, "annotate.seed_min_score", "must be in [0, 1]")
+    need(cfg.annotate.max_seed_additions >= 0, "annotate.max_seed_additions", "must be >= 0")
     need(0 < cfg.loop.saturation <= 1, "loop.saturation", "must be in (0, 1]")
     need(cfg.loop.max_iterations >= 1, "loop.max_iterations", "must be >= 1")
     need(cfg.decontam.ngram >= 2, "decontam.ngram", "must be >= 2")
