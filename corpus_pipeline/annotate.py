@@ -134,7 +134,7 @@ def evidence(row: dict) -> str:
     rest = _rest(row)
     if rest is not None:
         rp, rc = rest
-        text += f"; rest of host {rp} pages, {rc} collected ({(rc / rp if rp else 0.0):.1%})"
+        text += f"; rest of host {rp} pages, {rc} collected ({rc / rp:.1%})" if rp else "; the whole host"
     return text
 
 
@@ -407,7 +407,7 @@ def _render_worksheet(iteration, listed, by_host, active, dom_by_host, cfg=None)
 _TAG = re.compile(r"^(carried|proposer)\b\s*:?\s*(.*)$", re.S)
 _CARRIED = re.compile(r"^(person|proposer)?\s*(?:,\s*since iter\s*(\d+))?\s*(?:;\s*(.*))?$", re.S)
 _STATS = re.compile(r"^\d+ pages, \d+ collected \([\d.]+%\)\s*"
-                    r"(?:;\s*rest of host \d+ pages, \d+ collected \([\d.]+%\))?\s*"
+                    r"(?:;\s*(?:rest of host \d+ pages, \d+ collected \([\d.]+%\)|the whole host))?\s*"
                     r"(?:;\s*under marked \S*)?\s*;?\s*")
 _HOST = re.compile(r"^[^\s/:@?#]+$")
 

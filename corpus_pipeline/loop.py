@@ -303,7 +303,7 @@ class Loop:
         if self.run.is_committed(path):
             return
         acfg = self.cfg.annotate
-        under = pages_under_marks(self.spark, pages, collected, marks, i)
+        _, under = grow_seed(seed, pages_under_marks(self.spark, pages, collected, marks, i))  # not seeds yet
         n_under = under.count()
         scores = self._read(self.run.iteration(i, "scores"), schemas.SCORES)
         added = checked_additions(under, scores, acfg.seed_min_score, acfg.max_seed_additions)

@@ -389,3 +389,35 @@ def test_minicrawl_maths_sites_flagged_and_maths_prefixes_proposed(tmp_path):
     # nothing proposed where the crawl has no maths at all
     for host, pre in top_level:
         assert manifest["hosts"][host]["prefixes"].get(pre, {"math": 1})["math"] > 0, (host, pre)
+
+
+def test_whole_host_evidence_round_trips(tmp_path):
+    rows = [row("books.example.org", "/books/", 38, 37, host_pages=38, host_collected=37)]
+    marks = A.propose(rows, AnnotateConfig())
+    assert [m.note for m in marks] == ["38 pages, 37 collected (97.4%); the whole host"]
+    A.write_worksheet(str(tmp_path), rows, [], 1, proposed=marks)
+    back = A.read_marks(str(tmp_path / A.MARKED), A.known_prefixes(rows))
+    assert A.carried(back[0]).note == ""
+
+
+def test_minicrawl_archive_blog_year_folders_are_not_proposed(tmp_path):
+    """The mini-crawl's date-filed maths blog: its year folders mix maths and other posts. With a
+    classifier that collects exactly the maths pages, the old share-only rule would mark them; the
+    proposer does not."""
+    import re
+
+    from corpus_pipeline.minicrawl import generate
+
+    generate(str(tmp_path), pages=1500, seed=1)
+    refs = []
+    for n, line in enumerate(open(tmp_path / "labels.jsonl", encoding="utf-8")):
+        r = json.loads(line)
+        host, path = re.match(r"https?://([^/]+)(/[^?#]*)", r["url"]).groups()
+        refs.append(D.PageRef(f"{n:06d}", host, path, r["label"] == "math", r["url"], ""))
+    blog = "proofsandpuzzles.blog"
+    rows = [r for r in D.aggregate_prefixes(refs, {blog}, DomainConfig()) if r["host"] == blog]
+    years = [r for r in rows if re.fullmatch(r"/20\d\d/", r["prefix"])]
+    assert years and any(0 < r["collected"] < r["pages"] for r in years)        # mixed archive folders
+    share_only = AnnotateConfig(propose_min_lift=-1.0, propose_whole_host_fraction=0.0)
+    assert any(A._fraction(r) >= share_only.propose_min_fraction and r["pages"] >= 5 for r in years)
+    assert not any(m.host == blog for m in A.propose(rows, AnnotateConfig()))
