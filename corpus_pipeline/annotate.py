@@ -42,7 +42,12 @@ invalid file is ever applied.  A duplicate line is kept once (first wins).
 
 Proposer defaults (``[annotate]``, ``AnnotateConfig``): a prefix is proposed
 when ``fraction >= propose_min_fraction`` (0.5), ``pages >=
-propose_min_pages`` (5) and ``collected >= propose_min_collected`` (3); the
+propose_min_pages`` (5) and ``collected >= propose_min_collected`` (3), its
+last segment is a topical folder (not a date, pagination, tag, author,
+archive or id segment: ``domains.structural_reason``) and its share beats the
+rest of its host by ``propose_min_lift`` (0.3; a prefix with fewer than
+``propose_min_rest_pages`` (5) other pages on its host needs
+``propose_whole_host_fraction``, 0.9) - see :func:`judge`; the
 shallowest passing prefix wins and deeper prefixes it covers are not marked.
 ``worksheet_max_prefixes`` (40) candidates are listed per host (most pages
 first); marks and proposals are always written.

@@ -15,9 +15,11 @@ Rules and their defaults (``[domains]`` in the configuration, ``DomainConfig``):
     the disk cache are turned off, so nothing is downloaded or written at run
     time.  Hosts without a registered domain (IP addresses, ``localhost``)
     keep their host as key.
-``flag_fraction = 0.10``, ``min_pages = 1``
+``flag_fraction = 0.10``, ``min_pages = 5``
     A domain is flagged when ``collected / pages > flag_fraction`` (strictly:
-    exactly 10% is *not* flagged) and it has at least ``min_pages`` pages.
+    exactly 10% is *not* flagged) and it has at least ``min_pages`` pages (a
+    host with fewer pages than ``annotate.propose_min_pages`` can get no proposal;
+    on a crawl most hosts have one page).
 ``path_depth = 2``
     Path prefixes of depths 1..path_depth are directory prefixes of the URL
     path, each ending in ``/``: ``/questions/123/slug`` gives ``/questions/``
