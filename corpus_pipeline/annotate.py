@@ -42,7 +42,12 @@ invalid file is ever applied.  A duplicate line is kept once (first wins).
 
 Proposer defaults (``[annotate]``, ``AnnotateConfig``): a prefix is proposed
 when ``fraction >= propose_min_fraction`` (0.5), ``pages >=
-propose_min_pages`` (5) and ``collected >= propose_min_collected`` (3); the
+propose_min_pages`` (5) and ``collected >= propose_min_collected`` (3), its
+last segment is a topical folder (not a date, pagination, tag, author,
+archive or id segment: ``domains.structural_reason``) and its share beats the
+rest of its host by ``propose_min_lift`` (0.3; a prefix with fewer than
+``propose_min_rest_pages`` (5) other pages on its host needs
+``propose_whole_host_fraction``, 0.9) - see :func:`judge`; the
 shallowest passing prefix wins and deeper prefixes it covers are not marked.
 ``worksheet_max_prefixes`` (40) candidates are listed per host (most pages
 first); marks and proposals are always written.
@@ -121,19 +126,73 @@ def covered_by(prefix: str, host: str, marks: Iterable[Mark]) -> Optional[Mark]:
     return None
 
 
+def _rest(row: dict) -> Optional[tuple[int, int]]:
+    """(pages, collected) of the prefix's host outside the prefix; None when the row has no host totals."""
+    hp, hc = row.get("host_pages"), row.get("host_collected")
+    if hp is None or hc is None:
+        return None
+    return max(int(hp) - int(row["pages"]), 0), max(int(hc) - int(row["collected"]), 0)
+
+
+def evidence(row: dict) -> str:
+    """The numbers a proposal rests on: the prefix's share against the rest of its host."""
+    text = _stats(row)
+    rest = _rest(row)
+    if rest is not None:
+        rp, rc = rest
+        text += f"; rest of host {rp} pages, {rc} collected ({rc / rp:.1%})" if rp else "; the whole host"
+    return text
+
+
+def judge(row: dict, cfg: AnnotateConfig) -> tuple[bool, str]:
+    """(proposable, reason) for one prefix row: the proposer's rule, with the reason a person reads.
+
+    A prefix is proposed when it has ``propose_min_pages`` pages, ``propose_min_collected``
+    collected and a collected share of at least ``propose_min_fraction``; its last path segment
+    is a topical folder, not a date, page number, tag, author, archive or id segment
+    (``domains.structural_reason``); and its share stands out from the rest of its host by at
+    least ``propose_min_lift`` (a folder of a maths host that only inherits the host's rate is
+    not evidence).  A prefix that is (nearly) its whole host (fewer than
+    ``propose_min_rest_pages`` pages outside it) has no rest to stand out from: it needs a
+    share of ``propose_whole_host_fraction``.
+    """
+    from .domains import structural_reason
+
+    f = _fraction(row)
+    if row["pages"] < cfg.propose_min_pages:
+        return False, f"fewer than {cfg.propose_min_pages} pages"
+    if row["collected"] < cfg.propose_min_collected:
+        return False, f"fewer than {cfg.propose_min_collected} collected"
+    if f < cfg.propose_min_fraction:
+        return False, f"share below {cfg.propose_min_fraction:.0%}"
+    why = structural_reason(row["prefix"])
+    if why is not None:
+        return False, f"{why} segment: files pages, not a topic"
+    rest = _rest(row)
+    if rest is None:
+        return True, "share"
+    rp, rc = rest
+    if rp < cfg.propose_min_rest_pages:
+        if f >= cfg.propose_whole_host_fraction:
+            return True, "whole host"
+        return False, f"whole host below {cfg.propose_whole_host_fraction:.0%}"
+    lift = f - rc / rp
+    if lift < cfg.propose_min_lift:
+        return False, f"does not stand out from the rest of its host (+{lift * 100:.0f} points)"
+    return True, f"+{lift * 100:.0f} points over the rest of its host"
+
+
 def propose(prefix_rows: list[dict], cfg: AnnotateConfig) -> list[Mark]:
-    """Proposer marks (decided_by "proposer"), sorted by host then prefix."""
-    passing = [
-        r for r in prefix_rows
-        if r["pages"] >= cfg.propose_min_pages and r["collected"] >= cfg.propose_min_collected
-        and _fraction(r) >= cfg.propose_min_fraction
-    ]
+    """Proposer marks (decided_by "proposer"), sorted by host then prefix: the shallowest
+    prefix :func:`judge` accepts; deeper prefixes it covers are not proposed again.  Each
+    mark's note is its :func:`evidence`."""
+    passing = [r for r in prefix_rows if judge(r, cfg)[0]]
     passing.sort(key=lambda r: (r["host"], r["prefix"].count("/"), r["prefix"]))
     chosen: list[Mark] = []
     for r in passing:
         if covered_by(r["prefix"], r["host"], chosen):
             continue
-        chosen.append(Mark(r["host"], r["prefix"], "proposer", _stats(r), "proposer"))
+        chosen.append(Mark(r["host"], r["prefix"], "proposer", evidence(r), "proposer"))
     return sorted(chosen, key=lambda m: (m.host, m.prefix))
 
 
@@ -190,6 +249,7 @@ def write_worksheet(
     domains: Optional[list[dict]] = None,
     max_listed: Optional[int] = None,
     spark=None,
+    cfg: Optional[AnnotateConfig] = None,
 ) -> dict:
     """Write ``worksheet.md``, ``marked_paths.txt`` and ``prefixes.json`` into ``dir_uri``.
 
@@ -197,7 +257,8 @@ def write_worksheet(
     written as active "carried" lines; ``proposed`` (for example
     ``propose(prefix_rows, cfg)`` in auto mode) as active "proposer" lines,
     except where already carried.  ``domains`` (DOMAINS rows) adds domain
-    totals to the worksheet.  Returns ``{"worksheet", "marked", "index"}``
+    totals to the worksheet; ``cfg`` (the proposer's rule) gives each prefix its verdict
+    and reason in the worksheet.  Returns ``{"worksheet", "marked", "index"}``
     paths plus counts.
     """
     max_listed = max_listed or AnnotateConfig().worksheet_max_prefixes
@@ -226,7 +287,7 @@ def write_worksheet(
     dom_by_host = {d["host"]: d for d in (domains or [])}
 
     marked_text = _render_marked(iteration, rows, listed, active)
-    worksheet_text = _render_worksheet(iteration, listed, by_host, active, dom_by_host)
+    worksheet_text = _render_worksheet(iteration, listed, by_host, active, dom_by_host, cfg)
     known = sorted(known_prefixes(rows, previous_marks))
     index = {
         "iteration": iteration,
@@ -277,7 +338,7 @@ def _render_marked(iteration, rows, listed, active) -> str:
         out.append("# --- proposed automatically (delete or comment out to reject) ---")
         for m in proposer_lines:
             r = by_key.get((m.host, m.prefix))
-            out.append(f"{m.path:<{width}}# proposer: {_stats(r) if r else m.note}")
+            out.append(f"{m.path:<{width}}# proposer: {evidence(r) if r else m.note}")
         out.append("")
     person_lines = [m for m in active if m.decided_by == "person"]
     if person_lines:
@@ -298,7 +359,8 @@ def _render_marked(iteration, rows, listed, active) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def _render_worksheet(iteration, listed, by_host, active, dom_by_host) -> str:
+def _render_worksheet(iteration, listed, by_host, active, dom_by_host, cfg=None) -> str:
+    cfg = cfg or AnnotateConfig()
     out = [
         f"# Path worksheet: iteration {iteration}",
         "",
@@ -318,14 +380,19 @@ def _render_worksheet(iteration, listed, by_host, active, dom_by_host) -> str:
         head = f"## {host}"
         if d:
             head += f" (domain: {d['pages']} pages, {d['collected']} collected, {float(d['fraction']):.1%})"
-        out += [head, "", "| prefix | depth | pages | collected | fraction | marked |", "|---|---:|---:|---:|---:|---|"]
+        out += [head, "", "| prefix | depth | pages | collected | fraction | rest of host | marked | proposer |",
+                "|---|---:|---:|---:|---:|---:|---|---|"]
         for r in listed[host]:
             m = covered_by(r["prefix"], host, active)
             mk = ""
             if m is not None:
                 mk = m.decided_by if m.prefix == r["prefix"] else f"under {m.prefix}"
+            rest = _rest(r)
+            rest_txt = f"{rest[1]}/{rest[0]}" if rest is not None else ""
+            ok, why = judge(r, cfg)
             out.append(f"| `{r['prefix']}` | {r.get('depth') or r['prefix'].count('/') - 1} | {r['pages']} | "
-                       f"{r['collected']} | {_fraction(r):.1%} | {mk} |")
+                       f"{r['collected']} | {_fraction(r):.1%} | {rest_txt} | {mk} | "
+                       f"{'yes: ' if ok else 'no: '}{_md(why)} |")
         hidden = len(by_host[host]) - len(listed[host])
         if hidden > 0:
             out.append(f"\n({hidden} smaller prefixes not listed; see {INDEX})")
@@ -345,7 +412,9 @@ def _render_worksheet(iteration, listed, by_host, active, dom_by_host) -> str:
 # ---------------------------------------------------------------- reading
 _TAG = re.compile(r"^(carried|proposer)\b\s*:?\s*(.*)$", re.S)
 _CARRIED = re.compile(r"^(person|proposer)?\s*(?:,\s*since iter\s*(\d+))?\s*(?:;\s*(.*))?$", re.S)
-_STATS = re.compile(r"^\d+ pages, \d+ collected \([\d.]+%\)\s*(?:;\s*under marked \S*)?\s*;?\s*")
+_STATS = re.compile(r"^\d+ pages, \d+ collected \([\d.]+%\)\s*"
+                    r"(?:;\s*(?:rest of host \d+ pages, \d+ collected \([\d.]+%\)|the whole host))?\s*"
+                    r"(?:;\s*under marked \S*)?\s*;?\s*")
 _HOST = re.compile(r"^[^\s/:@?#]+$")
 
 

@@ -15,9 +15,11 @@ Rules and their defaults (``[domains]`` in the configuration, ``DomainConfig``):
     the disk cache are turned off, so nothing is downloaded or written at run
     time.  Hosts without a registered domain (IP addresses, ``localhost``)
     keep their host as key.
-``flag_fraction = 0.10``, ``min_pages = 1``
+``flag_fraction = 0.10``, ``min_pages = 5``
     A domain is flagged when ``collected / pages > flag_fraction`` (strictly:
-    exactly 10% is *not* flagged) and it has at least ``min_pages`` pages.
+    exactly 10% is *not* flagged) and it has at least ``min_pages`` pages (a
+    host with fewer pages than ``annotate.propose_min_pages`` can get no proposal;
+    on a crawl most hosts have one page).
 ``path_depth = 2``
     Path prefixes of depths 1..path_depth are directory prefixes of the URL
     path, each ending in ``/``: ``/questions/123/slug`` gives ``/questions/``
@@ -44,6 +46,7 @@ applies the same rules to DataFrames (and its tests compare the two).
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
@@ -165,15 +168,23 @@ def aggregate_domains(pages: Iterable[PageRef], cfg: DomainConfig) -> list[dict]
 def aggregate_prefixes(pages: Iterable[PageRef], flagged_keys: set, cfg: DomainConfig) -> list[dict]:
     """Rows of the PREFIXES table for pages whose domain key is in ``flagged_keys``.
 
+    ``host_pages`` / ``host_collected`` are the totals of the prefix's host (every page,
+    whether or not it is under a listed prefix): the proposer compares a prefix with the
+    rest of its host.
+
     ``examples`` is a list of ``{"url", "title", "collected"}`` (the Spark layer
     writes it as a JSON string): collected examples first, each kind by page id.
     Sorted by host, depth, prefix.
     """
     stats: dict[tuple, dict] = {}
+    totals: dict[str, list[int]] = {}
     for p in pages:
         host = normalize_host(p.host)
         if not host or domain_key(host, cfg.key) not in flagged_keys:
             continue
+        t = totals.setdefault(host, [0, 0])
+        t[0] += 1
+        t[1] += 1 if p.collected else 0
         for d, pre in enumerate(path_prefixes(p.path, cfg.path_depth), start=1):
             s = stats.setdefault((host, pre), {"depth": d, "pages": 0, "collected": 0, "ex": []})
             s["pages"] += 1
@@ -191,6 +202,7 @@ def aggregate_prefixes(pages: Iterable[PageRef], flagged_keys: set, cfg: DomainC
                 "host": host, "prefix": pre, "depth": s["depth"], "pages": s["pages"],
                 "collected": s["collected"], "fraction": fraction(s["collected"], s["pages"]),
                 "examples": choose_examples(s["ex"], cfg.examples),
+                "host_pages": totals[host][0], "host_collected": totals[host][1],
             })
     rows.sort(key=lambda r: (r["host"], r["depth"], r["prefix"]))
     return rows
@@ -206,3 +218,54 @@ def choose_examples(items: list[tuple], n: int) -> list[dict]:
             taken[c] += 1
             out.append({"url": item[2], "title": item[3], "collected": c})
     return out
+
+
+# ---------------------------------------------------------------- structural path segments
+# Folders that say how a site files its pages (by date, page number, tag, author, id), not what
+# they are about: a careful person does not mark them on their own, because on a maths blog they
+# hold every post, maths or not, at the blog's own rate.
+_YEAR = re.compile(r"^(19|20)\d\d$")
+_DATE = re.compile(r"^(19|20)\d\d[-_]?\d\d(?:[-_]?\d\d)?$")
+_NUM = re.compile(r"^\d+$")
+_PAGINATION = re.compile(r"^(?:p|page|pages|pg)[-_]?\d+$")
+_HEXID = re.compile(r"^(?=[0-9a-f]*\d)[0-9a-f]{8,}$|^[0-9a-f]{8}-[0-9a-f]{4}-")
+_FACETS = {
+    "tag": "tag", "tags": "tag", "tagged": "tag", "label": "tag", "labels": "tag",
+    "keyword": "tag", "keywords": "tag",
+    "author": "author", "authors": "author", "user": "author", "users": "author", "u": "author",
+    "member": "author", "members": "author", "memberlist": "author", "profile": "author",
+    "profiles": "author", "people": "author", "by": "author",
+    "page": "pagination", "pages": "pagination",
+    "archive": "archive", "archives": "archive", "date": "archive", "dates": "archive",
+    "search": "archive", "feed": "archive", "comments": "archive", "amp": "archive",
+}
+
+
+def segment_kind(segment: str, parent: Optional[str] = None) -> Optional[str]:
+    """Why a path segment is structural (``"date"``, ``"pagination"``, ``"tag"``, ``"author"``,
+    ``"archive"``, ``"id"``), or None for a topical folder.  ``parent`` is the segment before it:
+    the value after ``/page/`` is pagination, after ``/tag/`` a tag, after ``/author/`` an author."""
+    s = (segment or "").lower()
+    if parent is not None:
+        pk = _FACETS.get(parent.lower())
+        if pk is not None and s:
+            return pk
+    if _YEAR.match(s) or _DATE.match(s):
+        return "date"
+    if _PAGINATION.match(s):
+        return "pagination"
+    if _NUM.match(s) or _HEXID.match(s):
+        # a month or day number under a year is a date, any other number an id
+        return "date" if parent is not None and _YEAR.match(parent) and len(s) <= 2 else "id"
+    return _FACETS.get(s)
+
+
+def structural_reason(prefix: str) -> Optional[str]:
+    """Why ``prefix`` (``/a/b/``) cannot be proposed on its own: the kind of its last segment
+    (see :func:`segment_kind`), e.g. ``"date"`` for ``/2011/`` or ``/posts/2011/``; None for a
+    topical folder such as ``/questions/`` or ``/courses/18-01/``."""
+    segs = [s for s in prefix.strip("/").split("/")]
+    if not segs or segs == [""]:
+        return "root"
+    parent = segs[-2] if len(segs) > 1 else None
+    return segment_kind(segs[-1], parent)

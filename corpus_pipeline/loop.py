@@ -216,13 +216,12 @@ class Loop:
 
         model_dir = run.iteration(i, "model")
 
-        earlier = None
-        for _, d in collected_before:
-            earlier = d.select("page_id") if earlier is None else earlier.unionByName(d.select("page_id"))
-
+        # Negatives as the paper draws them: random crawl pages (never seeds), the same random draw
+        # every iteration, so a classifier changes only where its seed changed (no exclusion of
+        # pages collected earlier: that moved the boundary outward with no new evidence).
         def train(staging: str) -> dict:
             return train_iteration(self.spark, pages, seed, staging, cfg.classifier,
-                                   cfg.loop.random_seed + i, exclude_df=earlier)
+                                   cfg.loop.random_seed, exclude_df=None)
 
         m = run.stage(model_dir, train, config={"classifier": cfg.section("classifier")}, log=self.say,
                       settings=self._settings(st.MODEL)).counts
@@ -275,7 +274,7 @@ class Loop:
     def annotate(self, i: int, pages, collected):
         """Marks for iteration i, or None when a person has to mark the worksheet first."""
         from . import annotate as ann
-        from .spark.domains import prefix_stats
+        from .spark.domains import prefix_stats, top_prefix_rows
 
         run, cfg = self.run, self.cfg
         adir = run.iteration(i, "annotations")
@@ -286,8 +285,9 @@ class Loop:
         pres = self._write_stage(run.iteration(i, "prefixes"),
                                  lambda: prefix_stats(self.spark, pages, collected, domains, cfg.domains),
                                  schemas.PREFIXES, lambda df: {"prefixes": df.count()}, stage=st.PREFIXES)
-        rows = [r.asDict() for r in self._read(run.iteration(i, "prefixes"), schemas.PREFIXES)
-                .orderBy("host", "prefix").collect()]        # flagged domains only: human-scale
+        # the worksheet's domains: the top annotate.worksheet_max_domains by impact (ranked in Spark)
+        rows, _n_hosts = top_prefix_rows(self._read(run.iteration(i, "prefixes"), schemas.PREFIXES),
+                                         cfg.annotate.worksheet_max_domains)
         rows = ann.without_rejected(rows, self.previous_rejections(i))   # a rejected prefix is not asked again
         previous = self.previous_marks(i)
         known = {(r["host"], r["prefix"]) for r in rows} | {(m.host, m.prefix) for m in previous}
@@ -300,7 +300,7 @@ class Loop:
                 run.fs.delete(awaiting_path)
             else:
                 run.fs.mkdirs(adir)
-                ann.write_worksheet(adir, rows, previous, i)
+                ann.write_worksheet(adir, rows, previous, i, cfg=cfg.annotate)
                 run.write_json(awaiting_path, {"iteration": i, "marked_file": marked_path})
                 self.awaiting_file = marked_path
                 return None
@@ -309,12 +309,13 @@ class Loop:
             carried = {(m.host, m.prefix) for m in previous}
             marks = list(previous) + [m for m in proposed if (m.host, m.prefix) not in carried]
             run.fs.mkdirs(adir)
-            ann.write_worksheet(adir, rows, marks, i)
+            ann.write_worksheet(adir, rows, marks, i, cfg=cfg.annotate)
             marks = ann.read_marks(marked_path, known)
         by = {}
         for m in marks:
             by[m.decided_by] = by.get(m.decided_by, 0) + 1
         run.commit_in_place(adir, {"candidates": pres.counts.get("prefixes", 0), "marks": len(marks),
+                                   "flagged_hosts": _n_hosts, "worksheet_hosts": len({r["host"] for r in rows}),
                                    "decided_by": by, "marked": [m.host + m.prefix for m in marks]},
                             config={"mode": self.mode, "annotate": cfg.section("annotate")},
                             settings=self._settings(st.ANNOTATIONS) if self.mode == "auto" else None)
@@ -342,17 +343,29 @@ class Loop:
         return out
 
     def grow_seed(self, i: int, pages, collected, seed, marks) -> None:
-        from .spark.domains import pages_under_marks
+        from .spark.domains import addition_label_counts, checked_additions, pages_under_marks
         from .spark.iteration import grow_seed
 
         path = self.run.iteration(i + 1, "seed")
         if self.run.is_committed(path):
             return
-        added = pages_under_marks(self.spark, pages, collected, marks, i)
+        acfg = self.cfg.annotate
+        _, under = grow_seed(seed, pages_under_marks(self.spark, pages, collected, marks, i))  # not seeds yet
+        n_under = under.count()
+        scores = self._read(self.run.iteration(i, "scores"), schemas.SCORES)
+        added = checked_additions(under, scores, acfg.seed_min_score, acfg.max_seed_additions)
         merged, _fresh = grow_seed(seed, added)
-        res = self._write_stage(path, lambda: merged, schemas.SEED,
-                                lambda df: {"seed_positives": df.count(),
-                                            "seed_added": df.where(f"added_in = {i + 1}").count()},
+
+        def counts(df) -> dict:
+            new = df.where(f"added_in = {i + 1}")
+            out = {"seed_positives": df.count(), "seed_added": new.count(), "seed_under_marks": int(n_under)}
+            if self.labels() is not None:          # evaluation only: labels never feed a decision
+                out.update(addition_label_counts(new, pages, self.labels()))
+            return out
+
+        res = self._write_stage(path, lambda: merged, schemas.SEED, counts,
+                                config={"annotate": {k: getattr(acfg, k) for k in
+                                                     ("seed_min_score", "max_seed_additions")}},
                                 stage=st.SEED)
         self.say(f"iteration {i}: path step adds {res.counts.get('seed_added')} pages to the seed of "
                  f"iteration {i + 1}")

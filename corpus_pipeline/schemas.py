@@ -44,7 +44,7 @@ DOMAINS = "host STRING, pages BIGINT, collected BIGINT, fraction DOUBLE, flagged
 # RUN/iter=NNN/annotations/prefixes: per flagged domain, per URL path prefix
 PREFIXES = (
     "host STRING, prefix STRING, depth INT, pages BIGINT, collected BIGINT, fraction DOUBLE, "
-    "examples STRING"
+    "examples STRING, host_pages BIGINT, host_collected BIGINT"
 )
 
 # RUN/final/corpus, with provenance: the page's title, language, fetch time and where in which WARC

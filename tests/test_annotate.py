@@ -12,10 +12,10 @@ from corpus_pipeline.config import AnnotateConfig, DomainConfig
 from corpus_pipeline.errors import InputFileError
 
 
-def row(host, prefix, pages, collected, examples=None):
+def row(host, prefix, pages, collected, examples=None, host_pages=None, host_collected=None):
     return {"host": host, "prefix": prefix, "depth": prefix.count("/") - 1, "pages": pages,
             "collected": collected, "fraction": collected / pages,
-            "examples": json.dumps(examples or [])}
+            "examples": json.dumps(examples or []), "host_pages": host_pages, "host_collected": host_collected}
 
 
 # Realistic prefix stats of flagged Q&A and course sites: maths content under
@@ -74,6 +74,69 @@ def test_proposer_thresholds():
     got = [m.prefix for m in A.propose(rows, AnnotateConfig(propose_min_pages=4, propose_min_collected=2,
                                                             propose_min_fraction=0.2))]
     assert got == ["/a/", "/b/", "/c/"]
+
+
+@pytest.mark.parametrize("prefix,kind", [
+    ("/2011/", "date"), ("/posts/2011/", "date"), ("/2011/05/", "date"), ("/2011-05/", "date"),
+    ("/page/3/", "pagination"), ("/page/", "pagination"), ("/blog/page2/", "pagination"),
+    ("/tag/", "tag"), ("/tag/algebra/", "tag"), ("/questions/tagged/", "tag"),
+    ("/author/", "author"), ("/author/jane/", "author"), ("/users/", "author"), ("/u/", "author"),
+    ("/questions/123/", "id"), ("/p/9f3b2c1d7e/", "id"), ("/archive/", "archive"),
+    ("/questions/", None), ("/courses/18-01/", None), ("/topics/", None), ("/math/number-theory/", None),
+    ("/lessons/", None), ("/books/calculus-volume-3/", None)])
+def test_structural_segments_recognised(prefix, kind):
+    assert D.structural_reason(prefix) == kind
+
+
+BLOG = [  # a maths blog: every post under a year folder, maths and not, at the blog's rate
+    row("blog.example.net", "/2011/", 14, 10, host_pages=62, host_collected=45),
+    row("blog.example.net", "/2012/", 22, 17, host_pages=62, host_collected=45),
+    row("blog.example.net", "/2013/", 26, 18, host_pages=62, host_collected=45),
+    row("blog.example.net", "/2012/05/", 7, 6, host_pages=62, host_collected=45),
+    row("blog.example.net", "/tag/", 40, 30, host_pages=62, host_collected=45),
+]
+MIXED = [  # a mixed site: a maths folder that stands out, a sub-folder that only inherits its rate
+    row("wiki.example.org", "/math/", 40, 34, host_pages=90, host_collected=38),
+    row("wiki.example.org", "/lang/", 30, 3, host_pages=90, host_collected=38),
+    row("wiki.example.org", "/tools/", 20, 1, host_pages=90, host_collected=38),
+]
+
+
+def test_proposer_skips_archive_folders_and_takes_what_stands_out():
+    marks = A.propose(BLOG + MIXED, AnnotateConfig())
+    assert [m.path for m in marks] == ["wiki.example.org/math/"]
+    # evidence: the prefix's share against the rest of its host
+    assert marks[0].note == "40 pages, 34 collected (85.0%); rest of host 50 pages, 4 collected (8.0%)"
+    ok, why = A.judge(BLOG[0], AnnotateConfig())
+    assert not ok and why.startswith("date segment")
+    assert not A.judge(BLOG[4], AnnotateConfig())[0]
+
+
+def test_proposer_needs_a_lift_over_the_rest_of_the_host():
+    # a folder at 70% on a host at 65% elsewhere only inherits the host's rate
+    rows = [row("h.org", "/notes/", 20, 14, host_pages=60, host_collected=40)]
+    ok, why = A.judge(rows[0], AnnotateConfig())
+    assert not ok and "does not stand out" in why
+    assert A.propose(rows, AnnotateConfig(propose_min_lift=0.0))
+    # a folder that is (nearly) the whole host needs propose_whole_host_fraction
+    whole = [row("h.org", "/books/", 38, 37, host_pages=40, host_collected=38)]
+    assert A.judge(whole[0], AnnotateConfig()) == (True, "whole host")
+    assert not A.propose(whole, AnnotateConfig(propose_whole_host_fraction=0.99))
+
+
+def test_worksheet_shows_evidence_and_verdicts(tmp_path):
+    rows = BLOG + MIXED
+    proposed = A.propose(rows, AnnotateConfig())
+    A.write_worksheet(str(tmp_path), rows, [], 1, proposed=proposed, cfg=AnnotateConfig())
+    ws = (tmp_path / A.WORKSHEET).read_text()
+    assert "| `/2011/` | 1 | 14 | 10 | 71.4% | 35/48 |  | no: date segment" in ws
+    assert "| `/math/` | 1 | 40 | 34 | 85.0% | 4/50 | proposer | yes: +77 points" in ws
+    marked = (tmp_path / A.MARKED).read_text()
+    assert "# proposer: 40 pages, 34 collected (85.0%); rest of host 50 pages, 4 collected (8.0%)" in marked
+    back = A.read_marks(str(tmp_path / A.MARKED), A.known_prefixes(rows))
+    assert [m.path for m in back] == ["wiki.example.org/math/"]
+    # carried forward, the evidence is not mistaken for a person's note
+    assert A.carried(back[0]).note == ""
 
 
 # ---------------------------------------------------------------- worksheet round trip
@@ -253,7 +316,12 @@ def test_minicrawl_shaped_flags_and_proposals():
         assert f"{host}/questions/" in paths
         for nav in ("/users/", "/tags/", "/help/"):
             assert not any(p.startswith(host + nav) for p in paths)
-    assert "mathworld.example.org/topics/" in paths
+    # mathworld is one folder (/topics/) at the host's own rate (~85%): nothing in the rate says its
+    # uncollected pages are maths rather than the host's misses, so it is left to a person
+    # (annotate.propose_whole_host_fraction, 0.9); at 0.8 it is proposed
+    assert not any(p.startswith("mathworld.example.org/") for p in paths)
+    loose = {m.path for m in A.propose(rows, AnnotateConfig(propose_whole_host_fraction=0.8))}
+    assert "mathworld.example.org/topics/" in loose
 
 
 # ---------------------------------------------------------------- the `annotate` command
@@ -321,3 +389,35 @@ def test_minicrawl_maths_sites_flagged_and_maths_prefixes_proposed(tmp_path):
     # nothing proposed where the crawl has no maths at all
     for host, pre in top_level:
         assert manifest["hosts"][host]["prefixes"].get(pre, {"math": 1})["math"] > 0, (host, pre)
+
+
+def test_whole_host_evidence_round_trips(tmp_path):
+    rows = [row("books.example.org", "/books/", 38, 37, host_pages=38, host_collected=37)]
+    marks = A.propose(rows, AnnotateConfig())
+    assert [m.note for m in marks] == ["38 pages, 37 collected (97.4%); the whole host"]
+    A.write_worksheet(str(tmp_path), rows, [], 1, proposed=marks)
+    back = A.read_marks(str(tmp_path / A.MARKED), A.known_prefixes(rows))
+    assert A.carried(back[0]).note == ""
+
+
+def test_minicrawl_archive_blog_year_folders_are_not_proposed(tmp_path):
+    """The mini-crawl's date-filed maths blog: its year folders mix maths and other posts. With a
+    classifier that collects exactly the maths pages, the old share-only rule would mark them; the
+    proposer does not."""
+    import re
+
+    from corpus_pipeline.minicrawl import generate
+
+    generate(str(tmp_path), pages=1500, seed=1)
+    refs = []
+    for n, line in enumerate(open(tmp_path / "labels.jsonl", encoding="utf-8")):
+        r = json.loads(line)
+        host, path = re.match(r"https?://([^/]+)(/[^?#]*)", r["url"]).groups()
+        refs.append(D.PageRef(f"{n:06d}", host, path, r["label"] == "math", r["url"], ""))
+    blog = "proofsandpuzzles.blog"
+    rows = [r for r in D.aggregate_prefixes(refs, {blog}, DomainConfig()) if r["host"] == blog]
+    years = [r for r in rows if re.fullmatch(r"/20\d\d/", r["prefix"])]
+    assert years and any(0 < r["collected"] < r["pages"] for r in years)        # mixed archive folders
+    share_only = AnnotateConfig(propose_min_lift=-1.0, propose_whole_host_fraction=0.0)
+    assert any(A._fraction(r) >= share_only.propose_min_fraction and r["pages"] >= 5 for r in years)
+    assert not any(m.host == blog for m in A.propose(rows, AnnotateConfig()))

@@ -84,6 +84,14 @@ SITES: tuple[Site, ...] = (
         S("/rules/", 0.20, {"help": 1.0}, "{prefix}{slug}.html")),
         {"img": 1.0}, sidebar_title="Who is online", category="mixed-math",
         nav=(("/index.html", "Board index"), ("/memberlist/", "Members"), ("/rules/", "Rules"))),
+    # ---- a maths blog filed by date: every year folder mixes maths posts with other posts
+    # (like real personal maths blogs), so no archive folder is a maths folder
+    Site("proofsandpuzzles.blog", "Proofs and Puzzles", 2.0, (
+        S("/", 0.85, {"math_tex_lecture": 0.4, "math_prose": 0.25, "travel": 0.15, "film": 0.1, "book_review": 0.1},
+          "{prefix}{year}/{month}/{slug}/"),
+        S("/about/", 0.15, {"help": 1.0}, "{prefix}{slug}/")),
+        {"mathjax": 1.0}, sidebar_title="Archives", category="archive-blog",
+        nav=(("/", "Blog"), ("/about/", "About"))),
     # ---- maths-only sites
     Site("calctutor.com", "CalcTutor", 2.0, (
         S("/lessons/", 1.0, {"math_tex_lecture": 0.7, "math_prose": 0.3}, "{prefix}{slug}"),),

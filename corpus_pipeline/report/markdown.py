@@ -22,6 +22,10 @@ def render_markdown(s: dict) -> str:
             f"{it['seed_positives']:,} | {it['seed_added']:,} | "
             f"{_p(c.get('precision'))}/{_p(c.get('recall'))}/{_p(c.get('f1'))} | "
             f"{_p(it['true_precision'], True)} | {_p(it['true_recall'], True)} |")
+    for it in s.get("iterations", []):
+        if it.get("drift_warning"):
+            lines += ["", f"drift warning: iteration {it['iteration']} collected more pages than the one before "
+                          "with the same seed"]
     f = s.get("final") or {}
     from .html import _decon_sentence
 

@@ -66,7 +66,14 @@ def build_summary(run: RunFolder) -> dict:
             "rejected_prefixes": rejected,
             "score_histogram": scores.get("histogram", []),
             "classifier_detail": {k: v for k, v in model.items() if k not in ("precision", "recall", "f1")},
+            "seed_added_precision": nxt.get("seed_added_precision"),     # with labels only
         })
+    # an iteration whose collection grew while its seed did not: the classifier moved with no new evidence
+    for prev, it in zip(iterations, iterations[1:]):
+        it["drift_warning"] = (it["collected_pages"] > prev["collected_pages"]
+                               and it["seed_positives"] <= prev["seed_positives"])
+    if iterations:
+        iterations[0]["drift_warning"] = False
     state = run.read_json(run.path("loop.json"), {}) or {}
     fin = run.counts(run.final("corpus")) if run.is_committed(run.final("corpus")) else {}
     pages = run.marker(run.pages) or {}

@@ -96,6 +96,9 @@ def prefix_stats(spark, pages_df, collected_df, domains_df, cfg: DomainConfig):
     df = _with_key(spark, df, cfg.key)
     flagged = domains_df.filter(F.col("flagged")).select(F.col("host").alias("dkey")).distinct()
     df = df.join(F.broadcast(flagged), "dkey", "inner")
+    totals = (df.groupBy("host").agg(F.count(F.lit(1)).cast("long").alias("host_pages"),
+                                     F.sum(F.col("is_collected").cast("long")).cast("long")
+                                     .alias("host_collected")))
     # one shuffle by (host, prefix) serves the counts, the per-kind example ranking and their grouping
     ex = _explode_prefixes(df.select("host", "path", "page_id", "url", "title", "is_collected"),
                            cfg.path_depth).repartition("host", "prefix")
@@ -123,6 +126,7 @@ def prefix_stats(spark, pages_df, collected_df, domains_df, cfg: DomainConfig):
         stats = stats.join(examples, ["host", "prefix"], "left")
     else:
         stats = stats.withColumn("examples", F.lit("[]"))
+    stats = stats.join(totals, "host", "left")
     return (stats.withColumn("fraction", F.col("collected").cast("double") / F.col("pages").cast("double"))
             .withColumn("examples", F.coalesce(F.col("examples"), F.lit("[]")))
             .select(*schemas.columns(schemas.PREFIXES)))
@@ -162,3 +166,61 @@ def pages_under_marks(spark, pages_df, collected_df, marks: list, iteration: int
         F.lit(int(iteration) + 1).cast("int").alias("added_in"),
         F.lit(None).cast("string").alias("text"),
     )
+
+
+def checked_additions(added_df, scores_df, min_score: float = 0.0, max_pages=None):
+    """The pages of :func:`pages_under_marks` that may join the seed: those the current
+    iteration's classifier scored at least ``min_score`` (a page it is confident is not maths
+    is a miss of the mark, not of the classifier), at most ``max_pages`` of them, highest
+    score first (ties by page_id), so the result does not depend on partitioning.
+    ``max_pages=None`` keeps all; 0 adds none.  Rows keep ``schemas.SEED``."""
+    from pyspark.sql import functions as F
+
+    cols = schemas.columns(schemas.SEED)
+    if max_pages is not None and max_pages <= 0:
+        return added_df.limit(0).select(*cols)
+    if scores_df is None:
+        if max_pages is None:
+            return added_df.select(*cols)
+        return added_df.orderBy("page_id").limit(int(max_pages)).select(*cols)
+    df = added_df.join(scores_df.select("page_id", F.col("score").alias("_s")), "page_id", "left") \
+        .withColumn("_s", F.coalesce(F.col("_s"), F.lit(0.0)))
+    if min_score > 0:
+        df = df.where(F.col("_s") >= F.lit(float(min_score)))
+    if max_pages is not None:
+        df = df.orderBy(F.col("_s").desc(), F.col("page_id").asc()).limit(int(max_pages))
+    return df.select(*cols)
+
+
+def addition_label_counts(added_df, pages_df, labels_df) -> dict:
+    """With labels (evaluation only, never a decision): how many added seed pages are maths."""
+    from pyspark.sql import functions as F
+
+    lab = added_df.select("page_id").join(pages_df.select("page_id", "url"), "page_id") \
+        .join(labels_df, "url", "left")
+    r = lab.agg(F.sum(F.when(F.col("label") == "math", 1).otherwise(0)).alias("m"),
+                F.sum(F.when(F.col("label") == "non-math", 1).otherwise(0)).alias("n"),
+                F.count(F.lit(1)).alias("t")).first()
+    m, n, t = int(r["m"] or 0), int(r["n"] or 0), int(r["t"] or 0)
+    return {"seed_added_math": m, "seed_added_non_math": n, "seed_added_other_label": t - m - n,
+            "seed_added_precision": (m / (m + n)) if (m + n) else None}
+
+
+def top_prefix_rows(prefixes_df, max_domains: int) -> tuple[list[dict], int]:
+    """(rows, hosts): the PREFIXES rows of the ``max_domains`` hosts whose best single mark
+    would add the most uncollected pages (impact = max over its prefixes of pages - collected;
+    ties by the host's uncollected pages, then host name), ordered by host and prefix, and the
+    number of hosts in the full table.  Ranked in Spark: only those hosts' rows reach the
+    driver; the full statistics stay in the prefixes table."""
+    from pyspark.sql import functions as F
+
+    impact = F.col("pages") - F.col("collected")
+    host_unc = F.coalesce(F.col("host_pages") - F.col("host_collected"), impact)
+    hosts = (prefixes_df.groupBy("host")
+             .agg(F.max(impact).alias("_impact"), F.max(host_unc).alias("_unc")))
+    n_hosts = hosts.count()
+    top = hosts.orderBy(F.col("_impact").desc(), F.col("_unc").desc(), F.col("host").asc()) \
+        .limit(int(max_domains)).select("host")
+    rows = [r.asDict() for r in prefixes_df.join(F.broadcast(top), "host", "inner")
+            .select(*schemas.columns(schemas.PREFIXES)).orderBy("host", "prefix").collect()]
+    return rows, int(n_hosts)

@@ -15,7 +15,7 @@ from corpus_pipeline.text import count_tokens
 pytestmark = pytest.mark.spark
 
 # dim/bucket small: these tests are about the Spark layer, not the model's quality
-CFG = ClassifierConfig(dim=32, bucket=20000, score_batch_size=7)
+CFG = ClassifierConfig(dim=32, bucket=20000, score_batch_size=7, negatives_per_positive=1.0)
 
 
 @pytest.fixture(scope="module")

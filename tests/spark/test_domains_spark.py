@@ -180,8 +180,10 @@ def test_minicrawl_shaped_end_to_end(spark, tmp_path):
     rows = _rows(prefix_stats(spark, pdf, cdf, doms, cfg))
     proposed = A.propose(rows, AnnotateConfig())
     paths = {m.path for m in proposed}
-    assert {"math.stackexchange.com/questions/", "mathoverflow.net/questions/",
-            "mathworld.example.org/topics/"} <= paths
+    assert {"math.stackexchange.com/questions/", "mathoverflow.net/questions/"} <= paths
+    # mathworld.example.org is one folder, the whole host: proposed only at the whole-host share
+    mw = [r for r in rows if r["host"] == "mathworld.example.org" and r["prefix"] == "/topics/"][0]
+    assert ("mathworld.example.org/topics/" in paths) == (mw["fraction"] >= AnnotateConfig().propose_whole_host_fraction)
     assert not any(nav in p for p in paths for nav in ("/users/", "/tags/", "/help/"))
     # through the files, as the loop does it
     out = A.write_worksheet(str(tmp_path), rows, [], 1, proposed=proposed)
@@ -190,3 +192,71 @@ def test_minicrawl_shaped_end_to_end(spark, tmp_path):
     missed = {p.page_id for p in pages if not p.collected and "/questions/" in p.path}
     assert missed and missed <= {r["page_id"] for r in seed}
     assert all("/users/" not in r["source"] for r in seed)
+
+
+def test_prefix_stats_carry_host_totals(spark, small):
+    from corpus_pipeline.spark.domains import domain_stats, prefix_stats
+
+    pages, pdf, cdf = small
+    cfg = DomainConfig()
+    rows = _rows(prefix_stats(spark, pdf, cdf, domain_stats(spark, pdf, cdf, cfg), cfg))
+    mo = [p for p in pages if p.host == "mathoverflow.net"]
+    for r in rows:
+        if r["host"] == "mathoverflow.net":
+            assert (r["host_pages"], r["host_collected"]) == (len(mo), sum(p.collected for p in mo))
+    pure = D.aggregate_prefixes(pages, {r["host"] for r in _rows(domain_stats(spark, pdf, cdf, cfg))
+                                        if r["flagged"]}, cfg)
+    key = lambda r: (r["host"], r["prefix"], r["host_pages"], r["host_collected"])  # noqa: E731
+    assert sorted(map(key, rows)) == sorted(map(key, pure))
+
+
+def test_worksheet_holds_top_n_domains_and_parquet_all(spark, tmp_path):
+    """Annotation at human scale computed at crawl scale: 30 flagged hosts, worksheet of 4.
+
+    The hosts are ranked in Spark by the uncollected pages their best mark would add; the
+    worksheet and marked file list only the top 4, the Parquet statistics keep all 30."""
+    from corpus_pipeline.spark.domains import domain_stats, prefix_stats, top_prefix_rows
+    from corpus_pipeline.spark.io import read_table, write_table
+
+    pages = []
+    for h in range(30):
+        host = f"site{h:02d}.example.org"
+        for i in range(10 + h):                                 # site29 has the most uncollected pages
+            pages.append(D.PageRef(f"{h:02d}-{i:03d}", host, f"/notes/{i}/p", i < 6,
+                                   f"https://{host}/notes/{i}/p", f"t{i}"))
+    pdf, cdf = _dfs(spark, pages)
+    cfg = DomainConfig()
+    doms = domain_stats(spark, pdf, cdf, cfg)
+    stats = tmp_path / "prefixes"
+    write_table(prefix_stats(spark, pdf, cdf, doms, cfg), str(stats), schemas.PREFIXES)
+    table = read_table(spark, str(stats), schemas.PREFIXES)
+    assert table.select("host").distinct().count() == 30
+    rows, n_hosts = top_prefix_rows(table, 4)
+    assert n_hosts == 30
+    hosts = sorted({r["host"] for r in rows})
+    assert hosts == [f"site{h:02d}.example.org" for h in (26, 27, 28, 29)]
+    out = A.write_worksheet(str(tmp_path / "ann"), rows, [], 1, proposed=A.propose(rows, AnnotateConfig()))
+    assert out["hosts"] == 4
+    ws = (tmp_path / "ann" / A.WORKSHEET).read_text()
+    assert ws.count("\n## ") == 4 and "site00.example.org" not in ws
+    assert "site00.example.org" not in (tmp_path / "ann" / A.MARKED).read_text()
+
+
+def test_checked_additions_floor_and_cap(spark, small):
+    from corpus_pipeline.spark.domains import checked_additions, pages_under_marks
+
+    pages, pdf, cdf = small
+    marks = [Mark("mathoverflow.net", "/questions/", "proposer"), Mark("mathoverflow.net", "/users/", "person")]
+    under = pages_under_marks(spark, pdf, cdf, marks, 1)
+    ids = sorted(r["page_id"] for r in _rows(under))           # 3 questions + 7 users not collected
+    scores = {pid: (0.4 if pid.startswith("mq") else 0.01 * k) for k, pid in enumerate(ids)}
+    sdf = rows_to_df(spark, sorted(scores.items()), schemas.SCORES)
+    kept = {r["page_id"] for r in _rows(checked_additions(under, sdf, 0.05, None))}
+    assert kept == {p for p, s in scores.items() if s >= 0.05}
+    top = [r["page_id"] for r in _rows(checked_additions(under, sdf, 0.0, 4))]
+    want = sorted(scores, key=lambda p: (-scores[p], p))[:4]
+    assert sorted(top) == sorted(want)
+    # the same whatever the partitioning
+    top2 = [r["page_id"] for r in _rows(checked_additions(under.repartition(5), sdf.repartition(3), 0.0, 4))]
+    assert sorted(top2) == sorted(want)
+    assert _rows(checked_additions(under, sdf, 0.0, 0)) == []
