@@ -89,6 +89,9 @@ class ClassifierConfig:
     # TeX images) are not drawn either: on a crawl where maths is common (the mini-crawl,
     # a maths-heavy domain list) random negatives would otherwise teach "maths = negative".
     negatives_exclude_math_markup: bool = True
+    kind: str = "fasttext"                 # classifier implementation (corpus_pipeline/classifiers/)
+    max_positives: int = 500_000           # training positives sampled (seeded hash) from the seed; the paper's 500k
+    max_negatives: int = 500_000           # training negatives cap (the paper's 500k random crawl pages)
 
 
 @dataclass
@@ -243,6 +246,12 @@ def _check_ranges(cfg: Config) -> None:
     need(cfg.classifier.train_chunk_words >= 0, "classifier.train_chunk_words", "must be >= 0 (0: whole documents)")
     need(0 <= cfg.classifier.holdout_fraction < 1, "classifier.holdout_fraction", "must be in [0, 1)")
     need(cfg.classifier.negatives_per_positive > 0, "classifier.negatives_per_positive", "must be > 0")
+    need(cfg.classifier.max_positives >= 1, "classifier.max_positives", "must be >= 1")
+    need(cfg.classifier.max_negatives >= 1, "classifier.max_negatives", "must be >= 1")
+    from .classifiers import kinds as _classifier_kinds
+
+    need(cfg.classifier.kind in _classifier_kinds(), "classifier.kind",
+         f"unknown classifier (known: {', '.join(_classifier_kinds())})")
     need(0 <= cfg.select.threshold <= 1, "select.threshold", "must be in [0, 1]")
     if cfg.select.mode == "tokens":
         need(cfg.select.token_budget is not None and cfg.select.token_budget > 0,
