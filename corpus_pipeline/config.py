@@ -66,6 +66,8 @@ class DedupConfig:
     verify_jaccard: Optional[float] = 0.7  # exact Jaccard check on candidate pairs; None disables
     max_iterations_cc: int = 30            # connected components rounds
     sample_pairs: int = 20                 # removed pairs kept for the report
+    sub_buckets: int = 64                  # LSH buckets split by page hash: no task holds a whole large bucket
+    rescue_rounds: int = 2                 # members failing verification against their root are regrouped this often
 
 
 @dataclass
@@ -240,6 +242,8 @@ def _check_ranges(cfg: Config) -> None:
          "dedup.verify_jaccard", "must be in (0, 1] or unset")
     need(cfg.dedup.max_iterations_cc >= 1, "dedup.max_iterations_cc", "must be >= 1")
     need(cfg.dedup.sample_pairs >= 0, "dedup.sample_pairs", "must be >= 0")
+    need(cfg.dedup.sub_buckets >= 1, "dedup.sub_buckets", "must be >= 1")
+    need(cfg.dedup.rescue_rounds >= 0, "dedup.rescue_rounds", "must be >= 0")
     for k in ("dim", "epoch", "min_count", "word_ngrams", "bucket", "threads", "max_words", "score_batch_size"):
         need(getattr(cfg.classifier, k) >= 1, f"classifier.{k}", "must be >= 1")
     need(cfg.classifier.lr > 0, "classifier.lr", "must be > 0")
