@@ -349,7 +349,11 @@ def train_from_files(train_file: str, heldout_file: Optional[str], cfg: Classifi
             fs.mkdirs(model_dir)
             target = fsmod.join(model_dir, clf.model_file)
             if fsmod.is_local(model_dir):
-                os.replace(local_model, fsmod.local_path(target))
+                import shutil
+
+                dst = fsmod.local_path(target)
+                shutil.move(local_model, dst + ".tmp")     # a copy when the scratch folder is on another disk
+                os.replace(dst + ".tmp", dst)
             else:
                 fs.put_local(local_model, target)
             write_metrics(metrics, model_dir, spark)

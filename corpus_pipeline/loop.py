@@ -23,7 +23,6 @@ annotation mode, when a worksheet waits for a person ("awaiting_annotation").
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from dataclasses import asdict, dataclass, field

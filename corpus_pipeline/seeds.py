@@ -177,10 +177,10 @@ def source_digest(source: Optional[str], spark=None) -> Optional[str]:
             files = local_source_files(source)
             h = hashlib.sha1()
             single = len(files) == 1 and not os.path.isdir(fsmod.local_path(source)) and not is_glob(source)
+            root = os.path.commonpath(files) if len(files) > 1 else os.path.dirname(files[0])
             for f in files:
                 if not single:
-                    h.update(f"{os.path.relpath(f, os.path.dirname(fsmod.local_path(source).rstrip('/')))}"
-                             f"\x1f{os.path.getsize(f)}\x1f".encode("utf-8"))
+                    h.update(f"{os.path.relpath(f, root)}\x1f{os.path.getsize(f)}\x1f".encode("utf-8"))
                 with open(f, "rb") as fh:
                     for block in iter(lambda: fh.read(1 << 20), b""):
                         h.update(block)

@@ -120,7 +120,7 @@ def write_training_files(spark, pos_df, neg_df, cfg: ClassifierConfig, random_se
     from pyspark.sql import functions as F
 
     from .io import rdd_to_df
-    from .sample import hash_key, smallest_k
+    from .sample import smallest_k
 
     docs = (pos_df.select(F.lit(C.LABEL_MATH).alias("label"), "uid", "text")
             .unionByName(neg_df.select(F.lit(C.LABEL_OTHER).alias("label"), "uid", "text")))

@@ -7,7 +7,7 @@ to the corpus reaches the driver.
 from __future__ import annotations
 
 import hashlib
-from typing import Iterable, Optional
+from typing import Optional
 
 from .. import schemas
 from .io import rows_to_df

@@ -17,10 +17,11 @@ Steps (nothing proportional to the corpus is collected to the driver: only
 3. **Verification** (``cfg.verify_jaccard``) — shingle ids are recomputed in
    the executors only for pages that appear in a candidate edge; the exact
    Jaccard of each edge is computed in Spark SQL (``array_intersect`` /
-   ``array_union``) and edges below the threshold are dropped.  Members whose
-   edge to their group's root failed form a new group without that root, with its
-   own smallest member as root, for ``cfg.rescue_rounds`` rounds: two near-copies
-   in a bucket whose root is unlike both are still compared.  (The shingle
+   ``array_union``) and edges below the threshold are dropped.  The members of a
+   bucket whose edge to their group's root failed are grouped again (split the
+   same way by another hash) without the roots they failed against, for
+   ``cfg.rescue_rounds`` rounds: two near-copies in a bucket whose root is unlike
+   both are still compared.  (The shingle
    ids of candidate pages are computed even when verification is off: they
    give the ``similarity`` column and the text lengths for the survivor rule.)
 4. **Connected components** of the kept edges in Spark (``spark.components``).
@@ -41,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from pyspark import StorageLevel
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from .. import fs as fsmod
@@ -90,7 +91,7 @@ def _excerpt(text: Optional[str], n: int = 300) -> str:
 GROUP_COLS = ["band", "bkey", "salt", "round"]
 
 
-def bucket_groups(band_df: DataFrame, sub_buckets: int) -> DataFrame:
+def bucket_groups(band_df: DataFrame, sub_buckets: int, rnd: int = 0) -> DataFrame:
     """The groups whose members get an edge to the group's smallest page_id.
 
     A band bucket (band, key) is split into ``sub_buckets`` sub-buckets by a hash of
@@ -100,15 +101,16 @@ def bucket_groups(band_df: DataFrame, sub_buckets: int) -> DataFrame:
     of a million copies gets 64 stars of ~16k and one of 64, so no group (no join key)
     holds more than max(size / sub_buckets, sub_buckets) rows.  Both levels are computed
     by aggregations (partial aggregation on the map side), never by a window over a whole
-    bucket.  Columns: band, bkey, salt, round (0), page_id."""
+    bucket.  Rescue round ``rnd`` splits the failed members of a bucket the same way
+    with another hash.  Columns: band, bkey, salt, round, page_id."""
+    h = F.xxhash64("page_id", "band") if not rnd else F.xxhash64("page_id", "band", F.lit(int(rnd)))
     b = (band_df.where(F.col("band") >= 0)
-         .select("band", "bkey", F.pmod(F.xxhash64("page_id", "band"), F.lit(int(sub_buckets))).cast("int")
-                 .alias("salt"), "page_id"))
+         .select("band", "bkey", F.pmod(h, F.lit(int(sub_buckets))).cast("int").alias("salt"), "page_id"))
     sub = b.groupBy("band", "bkey", "salt").agg(F.min("page_id").alias("root"), F.count(F.lit(1)).alias("n"))
     multi = sub.groupBy("band", "bkey").agg(F.sum("n").alias("size")).where(F.col("size") > 1)
     top = (sub.join(multi.select("band", "bkey"), ["band", "bkey"], "left_semi")
            .select("band", "bkey", F.lit(-1).alias("salt"), F.col("root").alias("page_id")))
-    return b.unionByName(top).withColumn("round", F.lit(0))
+    return b.unionByName(top).withColumn("round", F.lit(int(rnd)))
 
 
 def group_edges(groups: DataFrame) -> DataFrame:
@@ -166,23 +168,23 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
     rescued_pairs = 0
     if cfg.verify_jaccard is not None:
         t = float(cfg.verify_jaccard)
-        kept_parts, ctx, tmp = [], cand_ctx, []
+        kept_parts, ctx = [], cand_ctx
         for rnd in range(cfg.rescue_rounds + 1):
             pairs = ctx.select("src", "dst").distinct()
             sims = (pairs.join(sa.hint("shuffle_hash"), "src").join(sb.hint("shuffle_hash"), "dst")
                     .select("src", "dst", _jaccard_col("sa", "sb").alias("sim")))
-            judged = ctx.join(sims, ["src", "dst"]).persist(StorageLevel.MEMORY_AND_DISK)
-            tmp.append(judged)
+            # checkpointed: each round's plan starts from data, not from the previous rounds' plans
+            judged = materialize(ctx.join(sims, ["src", "dst"]), reliable=True)
             ok = judged.where(F.col("sim") >= F.lit(t)).select("src", "dst")
             kept_parts.append(ok)
             if rnd:
                 rescued_pairs += ok.distinct().count()
             if rnd == cfg.rescue_rounds:
                 break
-            failed = judged.where(F.col("sim") < F.lit(t)).select(*GROUP_COLS, F.col("src").alias("page_id"))
-            failed = failed.withColumn("round", F.lit(rnd + 1))
-            ctx = group_edges(failed).persist(StorageLevel.MEMORY_AND_DISK)
-            tmp.append(ctx)
+            # every member of a bucket that failed (in any sub-bucket or at the top) is regrouped
+            failed = (judged.where(F.col("sim") < F.lit(t))
+                      .select(F.col("src").alias("page_id"), "band", "bkey").distinct())
+            ctx = materialize(group_edges(bucket_groups(failed, cfg.sub_buckets, rnd + 1)), reliable=True)
             if ctx.limit(1).count() == 0:
                 break
         edges = kept_parts[0]
@@ -190,8 +192,6 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
             edges = edges.unionByName(part)
         edges = edges.distinct().persist(StorageLevel.MEMORY_AND_DISK)
         verified_pairs = edges.count()
-        for df in tmp:
-            df.unpersist()
     else:
         edges = cand
         verified_pairs = candidate_pairs
