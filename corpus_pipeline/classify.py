@@ -93,21 +93,28 @@ def split_holdout(texts: Sequence[str], fraction: float, random_seed: int, label
     return train, hold
 
 
+def document_lines(text: Optional[str], cfg: ClassifierConfig) -> list[str]:
+    """The training lines of one document, without label: its first ``cfg.max_words``
+    tokens cut into pieces of ``cfg.train_chunk_words`` (0: one line), a short tail of a
+    long document left out.  Spark's training-set writer and :func:`training_lines`
+    both use this, so the in-memory and the distributed training files agree."""
+    chunk = getattr(cfg, "train_chunk_words", 0) or cfg.max_words
+    toks = tokens(text or "", cfg.max_words)
+    out = []
+    for s in range(0, len(toks), chunk):
+        piece = toks[s:s + chunk]
+        if s == 0 or len(piece) >= max(1, chunk // 4):   # drop a short tail of a long document
+            out.append(" ".join(piece))
+    return out
+
+
 def training_lines(pos: Iterable[str], neg: Iterable[str], cfg: ClassifierConfig, random_seed: int
                    ) -> list[str]:
     """fastText training lines, prepared, empty ones left out, in an order fixed by a
     hash of (seed, line): the same multiset of texts always gives the same file."""
-    chunk = getattr(cfg, "train_chunk_words", 0) or cfg.max_words
     per_class = []
     for label, texts in ((LABEL_MATH, pos), (LABEL_OTHER, neg)):
-        lines = []
-        for t in texts:
-            toks = tokens(t or "", cfg.max_words)
-            for s in range(0, len(toks), chunk):
-                piece = toks[s:s + chunk]
-                if s == 0 or len(piece) >= max(1, chunk // 4):   # drop a short tail of a long document
-                    lines.append(label + " " + " ".join(piece))
-        per_class.append(lines)
+        per_class.append([label + " " + piece for t in texts for piece in document_lines(t, cfg)])
     if getattr(cfg, "balance_classes", False) and all(per_class):
         per_class = _balanced(per_class, random_seed)
     else:
@@ -147,11 +154,15 @@ except (OSError, AttributeError):
 import fasttext
 a = json.loads(sys.argv[1])
 out = a.pop("_out")
-fasttext.train_supervised(**a).save_model(out)
+m = fasttext.train_supervised(**a)
+m.save_model(out)
+print(json.dumps({"vocabulary": len(m.words)}))
 """
 
 
-def _fit(train_path: str, cfg: ClassifierConfig, out_path: str) -> None:
+def _fit(train_path: str, cfg: ClassifierConfig, out_path: str) -> dict:
+    """Train fastText on the file at ``train_path`` (read by fastText itself, streamed)
+    in a child process; the model is written to ``out_path``.  Returns {"vocabulary": n}."""
     import subprocess
     import sys
 
@@ -162,7 +173,10 @@ def _fit(train_path: str, cfg: ClassifierConfig, out_path: str) -> None:
         r = subprocess.run([sys.executable, "-c", _FIT_CHILD, json.dumps(args)],
                            capture_output=True, text=True)
         if r.returncode == 0 and os.path.exists(out_path):
-            return
+            try:
+                return json.loads(r.stdout.strip().splitlines()[-1])
+            except (ValueError, IndexError):
+                return {}
         if "Encountered NaN" not in r.stderr or attempt == NAN_ATTEMPTS:
             raise RuntimeError(f"fastText training failed (exit {r.returncode}): {r.stderr.strip()[-2000:]}")
 
@@ -286,53 +300,101 @@ def pr_metrics(scores: Sequence[float], labels: Sequence[bool], threshold: float
             "n_positive": n_pos, "n_negative": n_neg, "average_precision": ap, "pr_curve": curve}
 
 
+def _settings(cfg: ClassifierConfig) -> dict:
+    return {k: getattr(cfg, k) for k in ("kind", "dim", "lr", "word_ngrams", "min_count", "epoch",
+                                         "bucket", "threads", "seed", "max_words",
+                                         "holdout_fraction", "train_chunk_words",
+                                         "balance_classes", "max_positives", "max_negatives")
+            if hasattr(cfg, k)}
+
+
+def train_from_files(train_file: str, heldout_file: Optional[str], cfg: ClassifierConfig,
+                     random_seed: int, model_dir: Optional[str] = None, spark=None,
+                     counts: Optional[dict] = None) -> dict:
+    """Train the ``cfg.kind`` classifier on a local training file (lines
+    ``<label> <prepared text>`` in reading order), measure it on a local held-out
+    file of whole prepared documents, and write ``model.bin`` + ``metrics.json``
+    into ``model_dir`` (local path or Hadoop URI) when given.
+
+    Both files are streamed: the model library reads the training file itself and
+    the held-out file is scored in batches.  ``counts`` (train/held-out documents per
+    class) go into the metrics as they are.
+    """
+    from . import fs as fsmod
+    from . import scratch
+    from .classifiers import for_config
+
+    clf = for_config(cfg)
+    work = scratch.mkdtemp("cp_train_")
+    try:
+        local_model = os.path.join(work, clf.model_file)
+        t0 = time.perf_counter()
+        facts = dict(clf.train(train_file, local_model, cfg) or {})
+        train_s = time.perf_counter() - t0
+        c = dict(counts or {})
+        ev = None
+        if heldout_file and c.get("holdout_positives") and c.get("holdout_negatives"):
+            scores, labels, more = clf.evaluate(local_model, heldout_file, cfg)
+            facts.update(more)
+            ev = pr_metrics(scores, labels)
+        if ev is None:
+            ev = {"threshold": EVAL_THRESHOLD, "precision": None, "recall": None, "f1": None,
+                  "average_precision": None, "pr_curve": [],
+                  "note": "held-out split has no positives or no negatives: metrics unavailable"}
+        metrics = {**ev, **c, "train_seconds": round(train_s, 3), "random_seed": random_seed,
+                   **facts, "classifier": clf.kind, "settings": _settings(cfg)}
+        metrics["model_bytes"] = os.path.getsize(local_model)
+        if model_dir is not None:
+            fs = fsmod.get_fs(model_dir, spark)
+            fs.mkdirs(model_dir)
+            target = fsmod.join(model_dir, clf.model_file)
+            if fsmod.is_local(model_dir):
+                import shutil
+
+                # copied in place into the stage's attempt folder (no rename: the commit marker makes it final)
+                shutil.copyfile(local_model, fsmod.local_path(target))
+            else:
+                fs.put_local(local_model, target)
+            write_metrics(metrics, model_dir, spark)
+        return metrics
+    finally:
+        scratch.remove(work)
+
+
 def train_and_evaluate(pos_texts: Sequence[str], neg_texts: Sequence[str], cfg: ClassifierConfig,
                        random_seed: int, model_dir: Optional[str] = None, spark=None) -> dict:
     """Split off ``cfg.holdout_fraction`` of each class, train on the rest, measure on the
     held-out texts; write ``model.bin`` and ``metrics.json`` into ``model_dir`` when given.
 
-    The saved model is the one the metrics describe (trained without the held-out texts).
+    The in-memory form (for texts a caller already holds); the loop writes the same two
+    files from Spark (:func:`corpus_pipeline.spark.classify.train_iteration`).  The saved
+    model is the one the metrics describe (trained without the held-out texts).
     """
+    from . import scratch
+
     pos = [t for t in pos_texts if t and t.strip()]
     neg = [t for t in neg_texts if t and t.strip()]
     pos_tr, pos_ho = split_holdout(pos, cfg.holdout_fraction, random_seed, "pos")
     neg_tr, neg_ho = split_holdout(neg, cfg.holdout_fraction, random_seed, "neg")
-    from . import fs as fsmod
-
-    local_target = None
-    if model_dir is not None and fsmod.is_local(model_dir):
-        os.makedirs(fsmod.local_path(model_dir), exist_ok=True)
-        local_target = os.path.join(fsmod.local_path(model_dir), MODEL_FILE)
-    t0 = time.perf_counter()
-    model = train_model(pos_tr, neg_tr, cfg, random_seed,
-                        save_to=local_target)   # in the stage's attempt folder: the commit marker makes it final
-    train_s = time.perf_counter() - t0
-    held = pos_ho + neg_ho
-    if pos_ho and neg_ho:
-        scores = predict_proba(model, held, cfg)
-        ev = pr_metrics(scores, [True] * len(pos_ho) + [False] * len(neg_ho))
-    else:
-        ev = {"threshold": EVAL_THRESHOLD, "precision": None, "recall": None, "f1": None,
-              "average_precision": None, "pr_curve": [],
-              "note": "held-out split has no positives or no negatives: metrics unavailable"}
-    metrics = {
-        **ev,
-        "train_positives": len(pos_tr), "train_negatives": len(neg_tr),
-        "holdout_positives": len(pos_ho), "holdout_negatives": len(neg_ho),
-        "train_seconds": round(train_s, 3), "random_seed": random_seed,
-        "vocabulary": len(model.words),
-        "settings": {k: getattr(cfg, k) for k in ("dim", "lr", "word_ngrams", "min_count", "epoch",
-                                                  "bucket", "threads", "seed", "max_words",
-                                                  "holdout_fraction", "train_chunk_words",
-                                                  "balance_classes")},
-    }
-    if local_target:
-        metrics["model_bytes"] = os.path.getsize(local_target)
-    elif model_dir is not None:
-        metrics["model_bytes"] = save_model(model, model_dir, spark)
-    if model_dir is not None:
-        write_metrics(metrics, model_dir, spark)
-    return metrics
+    lines = training_lines(pos_tr, neg_tr, cfg, random_seed)
+    if {ln.split(" ", 1)[0] for ln in lines} != {LABEL_MATH, LABEL_OTHER}:
+        raise ValueError("training needs at least one non-empty positive and one non-empty negative text")
+    work = scratch.mkdtemp("cp_train_")
+    try:
+        train_file = os.path.join(work, "train.txt")
+        heldout_file = os.path.join(work, "heldout.txt")
+        with open(train_file, "w", encoding="utf-8") as f:
+            for ln in lines:
+                f.write(ln + "\n")
+        with open(heldout_file, "w", encoding="utf-8") as f:
+            for label, texts in ((LABEL_MATH, pos_ho), (LABEL_OTHER, neg_ho)):
+                for t in texts:
+                    f.write(label + " " + prepare(t, cfg.max_words) + "\n")
+        counts = {"train_positives": len(pos_tr), "train_negatives": len(neg_tr),
+                  "holdout_positives": len(pos_ho), "holdout_negatives": len(neg_ho)}
+        return train_from_files(train_file, heldout_file, cfg, random_seed, model_dir, spark, counts)
+    finally:
+        scratch.remove(work)
 
 
 def save_model(model, model_dir: str, spark=None) -> int:
@@ -373,7 +435,13 @@ def read_metrics(model_dir: str, spark=None) -> dict:
 
 
 def model_local_path(model_dir: str, spark=None) -> str:
-    """A path on this machine of ``model_dir/model.bin`` (copied when remote)."""
+    """A path on this machine of ``model_dir/model.bin`` (copied into a scratch folder,
+    removed at the end of the command, when remote)."""
     from . import fs as fsmod
+    from . import scratch
 
-    return fsmod.local_copy(fsmod.join(model_dir, MODEL_FILE), spark)
+    uri = fsmod.join(model_dir, MODEL_FILE)
+    if fsmod.is_local(uri):
+        return fsmod.local_path(uri)
+    d = scratch.mkdtemp("cp_model_")
+    return fsmod.get_fs(uri, spark).get_local(uri, os.path.join(d, MODEL_FILE))

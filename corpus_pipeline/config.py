@@ -74,6 +74,8 @@ class DedupConfig:
     verify_jaccard: Optional[float] = 0.7  # exact Jaccard check on candidate pairs; None disables
     max_iterations_cc: int = 30            # connected components rounds
     sample_pairs: int = 20                 # removed pairs kept for the report
+    sub_buckets: int = 64                  # LSH buckets split by page hash: no task holds a whole large bucket
+    rescue_rounds: int = 2                 # members failing verification against their root are regrouped this often
 
 
 @dataclass
@@ -97,6 +99,9 @@ class ClassifierConfig:
     # markup (MathJax, KaTeX, MathML, TeX images) are not drawn: on the development crawl of
     # real pages (15% maths) drawing them cut true recall from 0.96 to 0.31 (README).
     negatives_exclude_math_markup: bool = True
+    kind: str = "fasttext"                 # classifier implementation (corpus_pipeline/classifiers/)
+    max_positives: int = 500_000           # training positives sampled (seeded hash) from the seed; the paper's 500k
+    max_negatives: int = 500_000           # training negatives cap (the paper's 500k random crawl pages)
 
 
 @dataclass
@@ -270,12 +275,20 @@ def _check_ranges(cfg: Config) -> None:
          "dedup.verify_jaccard", "must be in (0, 1] or unset")
     need(cfg.dedup.max_iterations_cc >= 1, "dedup.max_iterations_cc", "must be >= 1")
     need(cfg.dedup.sample_pairs >= 0, "dedup.sample_pairs", "must be >= 0")
+    need(cfg.dedup.sub_buckets >= 1, "dedup.sub_buckets", "must be >= 1")
+    need(cfg.dedup.rescue_rounds >= 0, "dedup.rescue_rounds", "must be >= 0")
     for k in ("dim", "epoch", "min_count", "word_ngrams", "bucket", "threads", "max_words", "score_batch_size"):
         need(getattr(cfg.classifier, k) >= 1, f"classifier.{k}", "must be >= 1")
     need(cfg.classifier.lr > 0, "classifier.lr", "must be > 0")
     need(cfg.classifier.train_chunk_words >= 0, "classifier.train_chunk_words", "must be >= 0 (0: whole documents)")
     need(0 <= cfg.classifier.holdout_fraction < 1, "classifier.holdout_fraction", "must be in [0, 1)")
     need(cfg.classifier.negatives_per_positive > 0, "classifier.negatives_per_positive", "must be > 0")
+    need(cfg.classifier.max_positives >= 1, "classifier.max_positives", "must be >= 1")
+    need(cfg.classifier.max_negatives >= 1, "classifier.max_negatives", "must be >= 1")
+    from .classifiers import kinds as _classifier_kinds
+
+    need(cfg.classifier.kind in _classifier_kinds(), "classifier.kind",
+         f"unknown classifier (known: {', '.join(_classifier_kinds())})")
     need(0 <= cfg.select.threshold <= 1, "select.threshold", "must be in [0, 1]")
     if cfg.select.mode == "tokens":
         need(cfg.select.token_budget is not None and cfg.select.token_budget > 0,

@@ -27,7 +27,6 @@ annotation mode, when a worksheet waits for a person ("awaiting_annotation").
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from dataclasses import asdict, dataclass, field
@@ -77,13 +76,10 @@ def stop_reason(iteration: int, overlap: Optional[float], saturation: float, max
 
 
 def _file_digest(path: Optional[str]) -> Optional[str]:
-    if not path:
-        return None
-    try:
-        data = fsmod.get_fs(path).read_bytes(path)
-    except Exception:  # noqa: BLE001 - remote or missing: identify by name only
-        return path
-    return hashlib.sha1(data).hexdigest()[:16]
+    """Streamed (never loaded whole); a remote folder by its listing: seeds.source_digest."""
+    from .seeds import source_digest
+
+    return source_digest(path)
 
 
 class Loop:
@@ -190,18 +186,18 @@ class Loop:
         return self._read(self.run.pages, schemas.PAGES)
 
     def first_seed(self) -> None:
-        from .seeds import default_seed_path, load_seed_texts
+        from .seeds import default_seed_path
         from .spark.iteration import seed_corpus_df
 
         path = self.run.iteration(1, "seed")
         if self.run.is_committed(path):
             return
-        texts = load_seed_texts(self.inp.seed_corpus)
         src = self.inp.seed_corpus or default_seed_path()
-        self.say(f"seed: {len(texts)} documents from {src}")
-        self._write_stage(path, lambda: seed_corpus_df(self.spark, texts, 1), schemas.SEED,
-                          lambda df: {"seed_positives": df.count(), "seed_added": 0},
-                          config={"seed_corpus": str(src)}, stage=st.SEED)
+        # a user's seed is read by Spark (any size); None: the shipped starter seed
+        res = self._write_stage(path, lambda: seed_corpus_df(self.spark, self.inp.seed_corpus, 1), schemas.SEED,
+                                lambda df: {"seed_positives": df.count(), "seed_added": 0},
+                                config={"seed_corpus": str(src)}, stage=st.SEED)
+        self.say(f"seed: {res.counts.get('seed_positives')} documents from {src}")
 
     def iteration(self, i: int, pages, collected_before: list) -> tuple[Optional[str], object]:
         """Run iteration i; returns (stop reason or None, collected_df)."""

@@ -2,8 +2,12 @@
 
 * :func:`default_seed_path` / :func:`load_seed_texts`: the starter seed shipped
   in ``seeds/`` (a few hundred real maths pages, English and Chinese, rendered
-  from their sites' sources with the TeX maths kept) or a user's seed given by
-  path: JSONL, JSONL.gz or Parquet with a ``text`` column (OpenWebMath style).
+  from their sites' sources with the TeX maths kept) or a small seed file read
+  in this process.  A user's seed of any size (a file, folder or glob of JSONL(.gz)
+  or Parquet with a ``text`` column, OpenWebMath style) is read by Spark
+  (:mod:`corpus_pipeline.spark.seeds`); :func:`local_source_files`,
+  :func:`source_format`, :func:`check_seed_source` and :func:`source_digest` are the
+  pure parts (which files, which format, cheap checks, the run-identity digest).
 * :func:`read_records` / :func:`read_texts`: the same readers for any
   JSONL/Parquet file with a ``text`` column (``train`` and ``score`` use them).
 * :func:`render_markup`: source markup (LaTeX, Markdown, CNXML with MathML,
@@ -80,6 +84,115 @@ def load_seed_texts(path: Optional[str] = None) -> list[str]:
     if not texts:
         raise InputFileError(p, "no non-empty 'text' values: a seed corpus needs maths documents")
     return texts
+
+
+# ---------------------------------------------------------------- seed sources (file, folder, glob)
+_JSON_EXT = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".ndjson.gz")
+_PARQUET_EXT = (".parquet", ".pq")
+_GLOB_CHARS = "*?["
+
+
+def is_glob(source: str) -> bool:
+    return any(c in str(source) for c in _GLOB_CHARS)
+
+
+def _data_file(name: str) -> bool:
+    base = os.path.basename(name.rstrip("/"))
+    return not base.startswith((".", "_"))       # Spark's rule: _SUCCESS, .crc and hidden files are not data
+
+
+def local_source_files(source: str) -> list[str]:
+    """The data files of a local seed source: a file, a folder (its files, recursively,
+    hidden and ``_`` files left out) or a glob.  Raises InputFileError when nothing is there."""
+    import glob as globmod
+
+    from . import fs as fsmod
+
+    p = fsmod.local_path(source)
+    if is_glob(p):
+        roots = sorted(globmod.glob(p))
+        if not roots:
+            raise InputFileError(source, "no file matches this pattern")
+    elif os.path.exists(p):
+        roots = [p]
+    else:
+        raise InputFileError(source, "file not found")
+    out = []
+    for r in roots:
+        if os.path.isdir(r):
+            for d, dirs, files in os.walk(r):
+                dirs[:] = sorted(x for x in dirs if _data_file(x))
+                out += [os.path.join(d, f) for f in sorted(files) if _data_file(f)]
+        else:
+            out.append(r)
+    if not out:
+        raise InputFileError(source, "no data files here")
+    return out
+
+
+def source_format(source: str, files: list[str]) -> str:
+    """'parquet' or 'jsonl' for a seed source from its files' names; mixed or unknown
+    extensions are an InputFileError naming the file."""
+    kinds = set()
+    for f in files:
+        low = f.lower()
+        if low.endswith(_PARQUET_EXT):
+            kinds.add("parquet")
+        elif low.endswith(_JSON_EXT):
+            kinds.add("jsonl")
+        elif low.rsplit("/", 1)[-1].startswith("part-") and "parquet" in low:
+            kinds.add("parquet")
+        else:
+            raise InputFileError(f, "unknown file type in the seed corpus: expected .jsonl(.gz) or .parquet")
+    if len(kinds) != 1:
+        raise InputFileError(source, "mixes JSONL and Parquet files: give one kind")
+    return kinds.pop()
+
+
+def check_seed_source(source: str) -> None:
+    """Cheap checks before any work (local sources only): it exists and its files are
+    JSONL or Parquet.  Content is checked when Spark reads it."""
+    from . import fs as fsmod
+
+    if fsmod.is_local(source):
+        source_format(source, local_source_files(source))
+
+
+def source_digest(source: Optional[str], spark=None) -> Optional[str]:
+    """An identity of a seed (or labels) source for ``run.json``, without loading it whole.
+
+    Local: SHA-1 streamed over the files in 1 MB blocks (one file: the SHA-1 of its bytes,
+    as before; several: of their relative names, sizes and bytes).  Remote (a Hadoop URI):
+    SHA-1 of every file's path, size and modification time from one listing -- reading a
+    terabyte seed on an object store to hash it would cost more than the run's first
+    stage, and a rewritten file changes its size or time.  Unlistable: the source name."""
+    import hashlib
+
+    from . import fs as fsmod
+
+    if not source:
+        return None
+    try:
+        if fsmod.is_local(source):
+            files = local_source_files(source)
+            h = hashlib.sha1()
+            single = len(files) == 1 and not os.path.isdir(fsmod.local_path(source)) and not is_glob(source)
+            root = os.path.commonpath(files) if len(files) > 1 else os.path.dirname(files[0])
+            for f in files:
+                if not single:
+                    h.update(f"{os.path.relpath(f, root)}\x1f{os.path.getsize(f)}\x1f".encode("utf-8"))
+                with open(f, "rb") as fh:
+                    for block in iter(lambda: fh.read(1 << 20), b""):
+                        h.update(block)
+            return h.hexdigest()[:16]
+        from .spark.seeds import remote_listing
+
+        h = hashlib.sha1(b"listing\x1f")
+        for path, size, mtime in remote_listing(source, spark):
+            h.update(f"{path}\x1f{size}\x1f{mtime}\n".encode("utf-8"))
+        return h.hexdigest()[:16]
+    except Exception:  # noqa: BLE001 - missing or unlistable: identify by name only
+        return source
 
 
 # ---------------------------------------------------------------- readers

@@ -6,7 +6,8 @@ def add_arguments(p) -> None:
     p.add_argument("--input", nargs="+", required=True, metavar="SRC",
                    help="WARC files/globs, s3:// keys or prefixes, or warc.paths(.gz) manifests")
     p.add_argument("--run", required=True, metavar="RUN", help="run folder (local path or Hadoop URI)")
-    p.add_argument("--seed-corpus", metavar="FILE", help="JSONL/Parquet with a text column (default: seeds/)")
+    p.add_argument("--seed-corpus", metavar="FILE", help="file, folder or glob of JSONL(.gz)/Parquet with a text column, any filesystem "
+                        "(default: the starter seed in seeds/)")
     p.add_argument("--labels", metavar="FILE", help="labels.jsonl, only to measure true precision/recall")
     p.add_argument("--benchmarks", metavar="DIR", help="benchmark test sets for decontamination")
     p.add_argument("--annotate", choices=["auto", "manual"], help="path annotation mode (default: config)")
@@ -48,9 +49,10 @@ def run(args, cfg) -> int:
 
         load_labels(args.labels)           # a bad labels file fails before any work
     if args.seed_corpus:
-        from ..seeds import load_seed_texts
+        from ..seeds import check_seed_source
 
-        load_seed_texts(args.seed_corpus)
+        check_seed_source(args.seed_corpus)    # exists, JSONL or Parquet; Spark checks the content
+    from .. import scratch
     from ..spark.progress import progress
 
     from ..sources import check_shared
@@ -58,7 +60,7 @@ def run(args, cfg) -> int:
 
     check_shared(args.input, configured_master(cfg.spark), cfg.ingest)   # local inputs on a cluster: exit 2
     spark = get_spark(cfg.spark)
-    with progress(spark):
+    with scratch.scope(), progress(spark):     # temporary files are removed, success or failure
         outcome = Loop(spark, _inputs(args), cfg).execute()
     write_report(RunFolder(args.run, spark), echo=print)
     if outcome.stopped_because == AWAITING:

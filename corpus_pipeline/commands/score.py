@@ -66,11 +66,13 @@ def _json_line(rec: dict) -> str:
 
 def score_file(model_path: str, inp: str, out: str, cfg) -> int:
     """Score ``inp`` into ``out`` (written beside it, then renamed); returns the row count."""
-    from .. import classify as C
+    from ..classifiers import for_config
     from ..seeds import file_format, iter_jsonl, read_records
 
+
     c = cfg.classifier
-    model = C.load_model(model_path)
+    clf = for_config(c)                  # classifier.kind: any registered classifier
+    model = clf.load(model_path)
     fin, fout = file_format(inp), _out_format(out)
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     tmp = out + ".tmp" + (".gz" if out.lower().endswith(".gz") else "")
@@ -81,7 +83,7 @@ def score_file(model_path: str, inp: str, out: str, cfg) -> int:
                 batch = []
 
                 def flush():
-                    for rec, s in zip(batch, C.predict_proba(model, [r["text"] for r in batch], c)):
+                    for rec, s in zip(batch, clf.predict(model, [r["text"] for r in batch], c)):
                         rec["score"] = s
                         f.write(_json_line(rec) + "\n")
                     batch.clear()
@@ -97,12 +99,12 @@ def score_file(model_path: str, inp: str, out: str, cfg) -> int:
                         flush()
                 flush()
         elif fin == "parquet" and fout == "parquet":
-            n = _parquet_to_parquet(model, inp, tmp, c)
+            n = _parquet_to_parquet(model, inp, tmp, c, clf)
         else:
             recs = read_records(inp)
             scores = []
             for s in range(0, len(recs), c.score_batch_size):
-                scores += C.predict_proba(model, [r["text"] for r in recs[s:s + c.score_batch_size]], c)
+                scores += clf.predict(model, [r["text"] for r in recs[s:s + c.score_batch_size]], c)
             for r, s in zip(recs, scores):
                 r["score"] = s
             n = len(recs)
@@ -123,11 +125,10 @@ def score_file(model_path: str, inp: str, out: str, cfg) -> int:
     return n
 
 
-def _parquet_to_parquet(model, inp: str, tmp: str, c) -> int:
+def _parquet_to_parquet(model, inp: str, tmp: str, c, clf) -> int:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from .. import classify as C
     from ..seeds import read_parquet_table
 
     table = read_parquet_table(inp)      # also reads a folder of Parquet files (a Spark output)
@@ -138,7 +139,7 @@ def _parquet_to_parquet(model, inp: str, tmp: str, c) -> int:
     scores = []
     texts = table.column("text")
     for s in range(0, table.num_rows, c.score_batch_size):
-        scores += C.predict_proba(model, texts.slice(s, c.score_batch_size).to_pylist(), c)
+        scores += clf.predict(model, texts.slice(s, c.score_batch_size).to_pylist(), c)
     col = pa.array(scores, pa.float64())
     if "score" in table.schema.names:
         table = table.set_column(table.schema.get_field_index("score"), "score", col)
@@ -152,9 +153,12 @@ def run(args, cfg) -> int:
     _out_format(args.out)
     if os.path.abspath(args.out) == os.path.abspath(args.input):
         raise UsageError("--out must differ from --input")
-    model_path = _model_path(args.model, cfg)
+    from .. import scratch
+
     t0 = time.perf_counter()
-    n = score_file(model_path, args.input, args.out, cfg)
+    with scratch.scope():                  # a remote model's local copy is removed afterwards
+        model_path = _model_path(args.model, cfg)
+        n = score_file(model_path, args.input, args.out, cfg)
     dt = time.perf_counter() - t0
     print(f"score: {n} rows scored in {dt:.1f} s ({n / dt if dt > 0 else 0:.0f} rows/s) -> {args.out}")
     return 0

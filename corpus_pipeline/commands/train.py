@@ -46,7 +46,10 @@ def run(args, cfg) -> int:
         spark = get_spark(cfg.spark)
     seed = cfg.classifier.seed if args.random_seed is None else args.random_seed
     t0 = time.perf_counter()
-    m = C.train_and_evaluate(pos, neg, cfg.classifier, seed, model_dir=args.out, spark=spark)
+    from .. import scratch
+
+    with scratch.scope():
+        m = C.train_and_evaluate(pos, neg, cfg.classifier, seed, model_dir=args.out, spark=spark)
 
     def f(x):
         return "n/a" if x is None else f"{x:.3f}"

@@ -1,8 +1,9 @@
 """Spark layer of the maths classifier: train on the driver, score on executors, select.
 
 * :func:`train_iteration`: seed positives (+ their page text) and an equal number of
-  negatives sampled deterministically from the pages that are not seeds, brought to the
-  driver (seed-sized), trained with :func:`corpus_pipeline.classify.train_and_evaluate`;
+  negatives sampled deterministically in Spark (capped), the training and held-out
+  files written by the executors into the model folder, concatenated by streaming into
+  one local file and trained from it (:func:`corpus_pipeline.classify.train_from_files`);
   ``model.bin`` and ``metrics.json`` written to ``model_dir``.
 * :func:`score_pages`: ``model.bin`` shipped to the executors, loaded once per executor
   Python process, pages scored in batches inside ``mapPartitions`` -> ``schemas.SCORES``.
@@ -23,101 +24,266 @@ from ..config import ClassifierConfig, SelectConfig
 from .io import struct
 
 # score buckets used to find the page where a token budget runs out (see select_pages)
-BUDGET_BUCKETS = 1 << 16
+BUDGET_BUCKETS = 1 << 12
 
 
 # ---------------------------------------------------------------- training
-def training_texts(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: int,
-                   exclude_df=None) -> tuple[list[str], list[str]]:
-    """(positives, negatives) on the driver.
+def _nonempty(col):
+    from pyspark.sql import functions as F
 
-    Positives: every seed row's text (for page seeds with no text of their own, the text
-    of their page), sorted by seed_id.  Negatives: ``round(n_pos * negatives_per_positive)``
-    pages that are not seeds and have text, the ones with the smallest
-    ``xxhash64(page_id, random_seed)`` (page_id breaks ties): a deterministic sample.
-    Pages in ``exclude_df`` (the loop passes every page an earlier iteration collected)
-    and, with ``cfg.negatives_exclude_math_markup``, pages whose HTML carried maths
-    markup are never drawn as negatives.
+    return col.isNotNull() & (F.length(F.trim(col)) > 0)
+
+
+def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: int,
+                  exclude_df=None, exclude_seed_pages: bool = True,
+                  exclude_math_markup: Optional[bool] = None):
+    """(positives, negatives, counts): two DataFrames ``(uid, text)`` sampled in Spark.
+
+    Positives: every seed row's text (for page seeds with no text of their own, the
+    text of their page); when there are more than ``cfg.max_positives``, the ones with
+    the smallest ``xxhash64(seed_id, random_seed)``.  Negatives:
+    ``min(round(n_pos * negatives_per_positive), cfg.max_negatives)`` pages with text,
+    the ones with the smallest ``xxhash64(page_id, random_seed)`` (page_id breaks ties).
+    Policy (parameters, the loop decides): seed pages are never negatives
+    (``exclude_seed_pages``), nor pages in ``exclude_df``, nor, with
+    ``exclude_math_markup`` (default ``cfg.negatives_exclude_math_markup``), pages whose
+    HTML carried maths markup.  Both samples are exact and depend only on the rows,
+    never on their partitioning (:func:`corpus_pipeline.spark.sample.smallest_k`).
+    ``counts``: positives/negatives available and sampled (small ints).
     """
     from pyspark.sql import functions as F
 
+    from .sample import hash_key, smallest_k
+
     pages = pages_df.select("page_id", F.col("text").alias("page_text"))
     seeds = seed_df.select("seed_id", "page_id", "text")
-    pos_rows = (seeds.join(pages, on="page_id", how="left")
-                .select("seed_id", F.coalesce(F.col("text"), F.col("page_text")).alias("t"))
-                .where(F.col("t").isNotNull() & (F.length(F.trim(F.col("t"))) > 0))
-                .collect())
-    pos = [r["t"] for r in sorted(pos_rows, key=lambda r: r["seed_id"])]
-    n_neg = int(round(len(pos) * cfg.negatives_per_positive))
-    seed_pages = seeds.where(F.col("page_id").isNotNull()).select("page_id").distinct()
+    pos = (seeds.join(pages, on="page_id", how="left")
+           .select(F.col("seed_id").alias("uid"), F.coalesce(F.col("text"), F.col("page_text")).alias("text"))
+           .where(_nonempty(F.col("text")))
+           .withColumn("_k", hash_key(F.col("uid"), seed=random_seed)))
+    n_pos_all = pos.count()
+    pos = smallest_k(pos, "_k", "uid", cfg.max_positives, n_pos_all).drop("_k")
+    n_pos = min(n_pos_all, cfg.max_positives)
+
+    n_neg = min(int(round(n_pos * cfg.negatives_per_positive)), cfg.max_negatives)
+    markup = cfg.negatives_exclude_math_markup if exclude_math_markup is None else exclude_math_markup
     candidates = pages_df
-    if cfg.negatives_exclude_math_markup and "has_math_markup" in pages_df.columns:
+    if markup and "has_math_markup" in pages_df.columns:
         candidates = candidates.where(~F.coalesce(F.col("has_math_markup"), F.lit(False)))
-    candidates = candidates.select("page_id", F.col("text").alias("page_text"))
+    candidates = candidates.select(F.col("page_id").alias("uid"), "text").where(_nonempty(F.col("text")))
     if exclude_df is not None:
-        candidates = candidates.join(exclude_df.select("page_id").distinct(), on="page_id", how="left_anti")
-    neg_rows = (candidates.where(F.col("page_text").isNotNull() & (F.length(F.trim(F.col("page_text"))) > 0))
-                .join(seed_pages, on="page_id", how="left_anti")
-                .withColumn("h", F.xxhash64(F.col("page_id"), F.lit(int(random_seed))))
-                .orderBy("h", "page_id").limit(n_neg)
-                .select("page_id", "page_text").collect()) if n_neg > 0 else []
-    neg_rows = sorted(neg_rows, key=lambda r: r["page_id"])
-    return pos, [r["page_text"] for r in neg_rows]
+        candidates = candidates.join(exclude_df.select(F.col("page_id").alias("uid")).distinct(),
+                                     on="uid", how="left_anti")
+    if exclude_seed_pages:
+        seed_pages = seeds.where(F.col("page_id").isNotNull()).select(F.col("page_id").alias("uid")).distinct()
+        candidates = candidates.join(seed_pages, on="uid", how="left_anti")
+    # the same key as ever: xxhash64(page_id, seed), page_id breaks ties
+    candidates = candidates.withColumn("_k", hash_key(F.col("uid"), seed=random_seed))
+    n_cand = candidates.count() if n_neg > 0 else 0
+    neg = smallest_k(candidates, "_k", "uid", n_neg, n_cand).drop("_k")
+    counts = {"seed_positives_available": int(n_pos_all), "seed_positives": int(n_pos),
+              "negatives_available": int(n_cand), "sampled_negatives": int(min(n_neg, n_cand))}
+    return pos, neg, counts
+
+
+def _lines_partition(cfg: ClassifierConfig):
+    """mapPartitions: (label, uid, text, holdout) -> (label, lid, copy, holdout, line) rows:
+    a held-out document is one prepared line, a training document its chunk lines."""
+    def run(rows):
+        for label, uid, text, holdout in rows:
+            if holdout:
+                yield label, uid, 0, True, C.prepare(text, cfg.max_words)
+            else:
+                for j, piece in enumerate(C.document_lines(text, cfg)):
+                    yield label, f"{uid}\x1f{j}", 0, False, piece
+    return run
+
+
+LINES_DDL = "label STRING, lid STRING, copy INT, holdout BOOLEAN, line STRING"
+TRAIN_LINES = "train_lines"       # folders of the model stage: the training file and held-out file as
+HELDOUT_LINES = "heldout_lines"   # text part files, in reading order
+
+
+def write_training_files(spark, pos_df, neg_df, cfg: ClassifierConfig, random_seed: int, out_dir: str) -> dict:
+    """Write the training file (``out_dir/train_lines``) and the held-out file
+    (``out_dir/heldout_lines``) from the executors; returns the counts.
+
+    A document is held out when a hash of (seed, label, text) falls under
+    ``cfg.holdout_fraction`` (duplicates stay together).  Training documents become
+    chunk lines (:func:`corpus_pipeline.classify.document_lines`); with
+    ``cfg.balance_classes`` the smaller class's lines are repeated (whole copies, then
+    the hash-smallest rest) to match the larger; lines are sorted by a hash of
+    (seed, copy, line id), so the file is the same for the same documents however they
+    are partitioned.  Lines are ``<label> <prepared text>``.
+    """
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    from .io import rdd_to_df
+    from .sample import smallest_k
+
+    docs = (pos_df.select(F.lit(C.LABEL_MATH).alias("label"), "uid", "text")
+            .unionByName(neg_df.select(F.lit(C.LABEL_OTHER).alias("label"), "uid", "text")))
+    frac = float(cfg.holdout_fraction)
+    ho = ((F.xxhash64(F.lit(int(random_seed)), F.lit("holdout"), F.col("label"), F.col("text")) / F.lit(2.0 ** 64)
+           + F.lit(0.5)) < F.lit(frac)) if frac > 0 else F.lit(False)
+    docs = docs.select("label", "uid", "text", ho.alias("holdout"))
+    lines = rdd_to_df(spark, docs.rdd.mapPartitions(_lines_partition(cfg)), LINES_DDL)
+    lines = lines.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        stats = {(r["label"], bool(r["holdout"])): (int(r["docs"]), int(r["lines"])) for r in
+                 lines.groupBy("label", "holdout").agg(
+                     F.sum(F.when(F.col("holdout") | F.col("lid").endswith("\x1f0"), 1).otherwise(0)).alias("docs"),
+                     F.count(F.lit(1)).alias("lines")).collect()}          # at most 4 rows
+
+        def get(label, holdout, i):
+            return stats.get((label, holdout), (0, 0))[i]
+
+        counts = {"train_positives": get(C.LABEL_MATH, False, 0), "train_negatives": get(C.LABEL_OTHER, False, 0),
+                  "holdout_positives": get(C.LABEL_MATH, True, 0), "holdout_negatives": get(C.LABEL_OTHER, True, 0),
+                  "train_lines_positive": get(C.LABEL_MATH, False, 1),
+                  "train_lines_negative": get(C.LABEL_OTHER, False, 1)}
+        n_math, n_other = counts["train_lines_positive"], counts["train_lines_negative"]
+        if not n_math or not n_other:
+            raise ValueError("training needs at least one non-empty positive and one non-empty negative text")
+        train = lines.where(~F.col("holdout"))
+        if getattr(cfg, "balance_classes", False) and n_math != n_other:
+            small, big = (C.LABEL_MATH, n_other) if n_math < n_other else (C.LABEL_OTHER, n_math)
+            n_small = min(n_math, n_other)
+            reps, rest = divmod(big, n_small)
+            s = train.where(F.col("label") == small)
+            copies = s.withColumn("copy", F.explode(F.sequence(F.lit(0), F.lit(reps - 1))))
+            extra = smallest_k(s.withColumn("_k", F.xxhash64(F.lit(int(random_seed)), F.lit("balance"),
+                                                              F.col("lid"))),
+                               "_k", "lid", rest, n_small).drop("_k").withColumn("copy", F.lit(reps))
+            train = (train.where(F.col("label") != small).unionByName(copies.select(*train.columns))
+                     .unionByName(extra.select(*train.columns)))
+            counts["balance_copies"] = reps + (1 if rest else 0)
+        order = F.xxhash64(F.lit(int(random_seed)), F.col("copy"), F.col("lid"))
+        (train.withColumn("_o", order).orderBy("_o", "lid", "copy")
+         .select(F.concat_ws(" ", "label", "line").alias("value"))
+         .write.mode("overwrite").text(fsmod.to_spark_uri(fsmod.join(out_dir, TRAIN_LINES))))
+        (lines.where(F.col("holdout")).orderBy("label", "lid")
+         .select(F.concat_ws(" ", "label", "line").alias("value"))
+         .write.mode("overwrite").text(fsmod.to_spark_uri(fsmod.join(out_dir, HELDOUT_LINES))))
+        return counts
+    finally:
+        lines.unpersist()
+
+
+def concat_parts(spark, folder: str, local_file: str) -> int:
+    """Stream the ``part-*`` files of a Spark text output, in order, into one local
+    file (bytes copied in 1 MB blocks; a remote part is fetched to a scratch file
+    first).  Returns the bytes written."""
+    import shutil
+
+    from .. import scratch
+
+    fs = fsmod.get_fs(folder, spark)
+    parts = [n for n in fs.listdir(folder) if n.startswith("part-")]
+    n = 0
+    with open(local_file, "wb") as out:
+        for name in parts:
+            uri = fsmod.join(folder, name)
+            if fsmod.is_local(uri):
+                src, tmp = fsmod.local_path(uri), None
+            else:
+                tmp = scratch.mkdtemp("cp_part_")
+                src = fs.get_local(uri, os.path.join(tmp, name))
+            try:
+                with open(src, "rb") as f:
+                    shutil.copyfileobj(f, out, 1 << 20)
+                    n += f.tell()
+            finally:
+                if tmp:
+                    scratch.remove(tmp)
+    return n
 
 
 def train_iteration(spark, pages_df, seed_df, model_dir: str, cfg: ClassifierConfig,
-                    random_seed: int, exclude_df=None) -> dict:
-    """Train one iteration's classifier; writes ``model_dir/model.bin`` and
-    ``model_dir/metrics.json`` and returns the metrics (held-out precision, recall, f1,
-    pr_curve, counts, training time, model size)."""
+                    random_seed: int, exclude_df=None, exclude_seed_pages: bool = True,
+                    exclude_math_markup: Optional[bool] = None) -> dict:
+    """Train one iteration's classifier; writes ``model_dir/model.bin``,
+    ``model_dir/metrics.json`` and the training and held-out files
+    (``model_dir/train_lines``, ``model_dir/heldout_lines``) and returns the metrics
+    (held-out precision, recall, f1, pr_curve, counts, training time, model size).
+
+    The texts never reach the driver's Python: the samples and the files are made
+    by the executors, the driver streams the part files into one local file that
+    the classifier library reads (a scratch file, removed afterwards)."""
+    from .. import scratch
+
     t0 = time.perf_counter()
-    pos, neg = training_texts(spark, pages_df, seed_df, cfg, random_seed, exclude_df)
-    collect_s = time.perf_counter() - t0
-    if not pos:
+    pos, neg, sample_counts = training_sets(spark, pages_df, seed_df, cfg, random_seed, exclude_df,
+                                            exclude_seed_pages, exclude_math_markup)
+    if not sample_counts["seed_positives"]:
         raise ValueError("the seed has no texts: nothing to train on")
-    if not neg:
+    if not sample_counts["sampled_negatives"]:
         raise ValueError("no non-seed pages with text to sample negatives from")
-    metrics = C.train_and_evaluate(pos, neg, cfg, random_seed, model_dir=model_dir, spark=spark)
-    metrics["seed_positives"] = len(pos)
-    metrics["sampled_negatives"] = len(neg)
-    metrics["collect_seconds"] = round(collect_s, 3)
-    C.write_metrics(metrics, model_dir, spark)
+    counts = write_training_files(spark, pos, neg, cfg, random_seed, model_dir)
+    write_s = time.perf_counter() - t0
+    work = scratch.mkdtemp("cp_train_")
+    try:
+        train_file, heldout_file = os.path.join(work, "train.txt"), os.path.join(work, "heldout.txt")
+        counts["train_file_bytes"] = concat_parts(spark, fsmod.join(model_dir, TRAIN_LINES), train_file)
+        concat_parts(spark, fsmod.join(model_dir, HELDOUT_LINES), heldout_file)
+        metrics = C.train_from_files(train_file, heldout_file, cfg, random_seed, model_dir=model_dir,
+                                     spark=spark, counts={**sample_counts, **counts,
+                                                          "sample_write_seconds": round(write_s, 3)})
+    finally:
+        scratch.remove(work)
     return metrics
 
 
 # ---------------------------------------------------------------- scoring
+_SHIPPED: dict = {}      # (SparkContext, model uri) -> name registered with addFile
+
+
 def _ship_model(spark, model_dir: str, via_spark_files: Optional[bool] = None) -> tuple[str, str]:
     """('path', p): executors open the local path p directly (local master, local model);
-    ('spark_file', name): the model was registered with SparkContext.addFile under a
-    unique name and executors fetch it with SparkFiles.get(name) (any other case, or
-    ``via_spark_files=True``)."""
+    ('spark_file', name): the model was registered with ``SparkContext.addFile`` under a
+    name unique to its path, once per SparkContext (a second scoring of the same model
+    reuses it), and executors fetch it once each with ``SparkFiles.get(name)``.
+
+    Spark refuses a second file of the same name from another path, and every
+    iteration's model is ``model.bin``: the registered file is a hard link (local
+    model) or a copy made by the run folder's filesystem (remote model; no copy
+    through the driver's Python) under the unique name, in a scratch place removed
+    when the command ends (:mod:`corpus_pipeline.scratch`)."""
+    from .. import scratch
+
     sc = spark.sparkContext
-    uri = fsmod.join(model_dir, C.MODEL_FILE)
+    uri = fsmod.join(model_dir, C.MODEL_FILE)   # every classifier kind writes model.bin (the contract)
     if via_spark_files is None:
         via_spark_files = not (fsmod.is_local(model_dir) and sc.master.startswith("local"))
     if not via_spark_files:
         return "path", os.path.abspath(fsmod.local_path(uri))
-    local = fsmod.local_copy(uri, spark) if not fsmod.is_local(uri) else os.path.abspath(fsmod.local_path(uri))
-    # a unique file name: Spark refuses a second file of the same name from another path,
-    # and every iteration's model is called model.bin
-    name = "model-" + hashlib.sha1(f"{uri}\x1f{time.time_ns()}".encode()).hexdigest()[:16] + ".bin"
-    d = os.path.join(os.path.dirname(local) if not fsmod.is_local(uri) else _tmpdir(), name[:-4])
-    os.makedirs(d, exist_ok=True)
-    link = os.path.join(d, name)
-    try:
-        os.link(local, link)                 # no copy of a 200 MB file when on the same filesystem
-    except OSError:
-        import shutil
+    key = (id(sc), fsmod.abspath(uri))
+    if key in _SHIPPED:
+        return "spark_file", _SHIPPED[key]
+    name = "model-" + hashlib.sha1(f"{fsmod.abspath(uri)}\x1f{time.time_ns()}".encode()).hexdigest()[:16] + ".bin"
+    if fsmod.is_local(uri):
+        d = scratch.mkdtemp("cp_model_")
+        link = os.path.join(d, name)
+        src = os.path.abspath(fsmod.local_path(uri))
+        try:
+            os.link(src, link)                 # no copy of a 200 MB file on the same filesystem
+        except OSError:
+            import shutil
 
-        shutil.copyfile(local, link)
-    sc.addFile(link)
+            shutil.copyfile(src, link)
+        sc.addFile(link)
+    else:
+        target = fsmod.join(model_dir.rstrip("/") + ".ship", name)
+        scratch.register(model_dir.rstrip("/") + ".ship")
+        jvm = spark._jvm
+        conf = spark._jsc.hadoopConfiguration()
+        src_p, dst_p = jvm.org.apache.hadoop.fs.Path(uri), jvm.org.apache.hadoop.fs.Path(target)
+        jvm.org.apache.hadoop.fs.FileUtil.copy(src_p.getFileSystem(conf), src_p, dst_p.getFileSystem(conf),
+                                               dst_p, False, conf)
+        sc.addFile(target)
+    _SHIPPED[key] = name
     return "spark_file", name
-
-
-def _tmpdir() -> str:
-    import tempfile
-
-    return tempfile.mkdtemp(prefix="cp_model_")
 
 
 def _score_partition(ship: tuple[str, str], cfg: ClassifierConfig):
@@ -126,21 +292,24 @@ def _score_partition(ship: tuple[str, str], cfg: ClassifierConfig):
     batch = cfg.score_batch_size
 
     def run(rows):
+        from ..classifiers import for_config
+
+        clf = for_config(cfg)
         path = where
         if kind == "spark_file":
             from pyspark import SparkFiles
 
             path = SparkFiles.get(where)
-        model = C.load_model(path)          # once per executor Python process (cached)
+        model = clf.load(path)              # once per executor Python process (cached)
         ids, texts = [], []
         for page_id, text in rows:
             ids.append(page_id)
             texts.append(text)
             if len(ids) >= batch:
-                yield from zip(ids, C.predict_proba(model, texts, cfg))
+                yield from zip(ids, clf.predict(model, texts, cfg))
                 ids, texts = [], []
         if ids:
-            yield from zip(ids, C.predict_proba(model, texts, cfg))
+            yield from zip(ids, clf.predict(model, texts, cfg))
 
     return run
 
@@ -160,7 +329,7 @@ def score_pages(spark, pages_df, model_dir: str, cfg: ClassifierConfig, *,
 
 
 # ---------------------------------------------------------------- selection
-def select_pages(spark, scores_df, pages_df, cfg: SelectConfig):
+def select_pages(spark, scores_df, pages_df, cfg: SelectConfig, stats: Optional[dict] = None):
     """The pages the classifier selects, in ``schemas.COLLECTED`` (page_id, score, n_tokens).
 
     * ``threshold``: score >= cfg.threshold.
@@ -170,11 +339,14 @@ def select_pages(spark, scores_df, pages_df, cfg: SelectConfig):
     * ``fraction``: the same with budget = floor(token_fraction * all pages' tokens).
 
     Budget selection is exact and does not bring the corpus to the driver: tokens are
-    summed per score bucket (2^16 buckets, a small table), the bucket where the budget
-    runs out is found on the driver, and only that bucket's pages go through a window
-    with a running sum.
+    summed per score bucket (2^12 buckets, a small table), the bucket where the budget
+    runs out is found on the driver, and only that bucket's pages are sorted by
+    (score desc, page_id) -- a range-partitioned sort, so pages with the same score
+    (every page at exactly 1.0, say) are spread over tasks -- then each sorted partition's
+    token total goes to the driver (one row per partition) and every partition keeps its
+    pages whose running total, offset by the partitions before it, is within the budget.
+    ``stats`` (optional dict) receives ``edge_partition_rows``: rows per task of that sort.
     """
-    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     joined = (scores_df.select("page_id", "score")
@@ -196,7 +368,7 @@ def select_pages(spark, scores_df, pages_df, cfg: SelectConfig):
     bucket = F.least(F.floor(F.col("score") * BUDGET_BUCKETS), F.lit(BUDGET_BUCKETS)).cast("int")
     joined = joined.withColumn("bucket", bucket)
     per_bucket = (joined.groupBy("bucket").agg(F.sum("n_tokens").alias("tokens"))
-                  .orderBy(F.desc("bucket")).collect())          # at most 2^16 + 1 small rows
+                  .orderBy(F.desc("bucket")).collect())          # at most 2^12 + 1 small rows
     cut_bucket, remaining, acc = None, 0, 0
     for r in per_bucket:
         t = int(r["tokens"] or 0)
@@ -207,9 +379,34 @@ def select_pages(spark, scores_df, pages_df, cfg: SelectConfig):
     if cut_bucket is None:                                       # everything fits
         return joined.select(*cols)
     above = joined.where(F.col("bucket") > cut_bucket)
-    w = (Window.partitionBy("bucket").orderBy(F.desc("score"), F.asc("page_id"))
-         .rowsBetween(Window.unboundedPreceding, Window.currentRow))
-    edge = (joined.where(F.col("bucket") == cut_bucket)
-            .withColumn("cum", F.sum("n_tokens").over(w))
-            .where(F.col("cum") <= F.lit(remaining)))
-    return above.select(*cols).unionByName(edge.select(*cols))
+    # the edge bucket: a distributed sort, then a prefix sum over its partitions
+    srt = (joined.where(F.col("bucket") == cut_bucket).select(*cols)
+           .orderBy(F.desc("score"), F.asc("page_id")).rdd)
+
+    def totals(i, rows):
+        n = t = 0
+        for r in rows:
+            n += 1
+            t += r[2]
+        yield i, n, t
+
+    sums = sorted(srt.mapPartitionsWithIndex(totals).collect())   # one small row per partition
+    if stats is not None:
+        stats["edge_partition_rows"] = [n for _, n, _ in sums]
+    offsets, acc = {}, 0
+    for i, _, t in sums:
+        offsets[i] = acc
+        acc += t
+
+    def keep(i, rows):
+        cum = offsets.get(i, 0)
+        if cum > remaining:
+            return
+        for r in rows:
+            cum += r[2]
+            if cum > remaining:
+                return
+            yield tuple(r)
+
+    edge = spark.createDataFrame(srt.mapPartitionsWithIndex(keep), struct(schemas.COLLECTED), verifySchema=False)
+    return above.select(*cols).unionByName(edge)

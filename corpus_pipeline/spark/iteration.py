@@ -7,14 +7,29 @@ to the corpus reaches the driver.
 from __future__ import annotations
 
 import hashlib
-from typing import Iterable, Optional
+from typing import Optional
 
 from .. import schemas
 from .io import rows_to_df
 
 
-def seed_corpus_df(spark, texts: Iterable[str], iteration: int = 1):
-    """The seed table of the first iteration from seed-corpus documents (driver-side texts)."""
+def seed_corpus_df(spark, texts, iteration: int = 1):
+    """The seed table of the first iteration.
+
+    ``texts``: a seed source (a file, folder or glob of JSONL(.gz)/Parquet with a ``text``
+    column, on any filesystem), read by Spark (:mod:`corpus_pipeline.spark.seeds`); ``None``
+    for the starter seed shipped with the package (a few hundred documents, read in this
+    process: it also works where executors cannot see the package's files); or an iterable
+    of driver-side texts (small seeds in tests).  Ids are ``s:`` + 16 hex digits of the
+    text's SHA-1 either way; duplicate and empty texts are left out."""
+    if isinstance(texts, str):
+        from .seeds import seed_source_df
+
+        return seed_source_df(spark, texts, iteration)
+    if texts is None:
+        from ..seeds import load_seed_texts
+
+        texts = load_seed_texts(None)
     rows, seen = [], set()
     for t in texts:
         if not t or not t.strip():

@@ -7,13 +7,21 @@ Steps (nothing proportional to the corpus is collected to the driver: only
    signatures in the executors (``dedup.minhash.doc_band_rows``) and emits one
    ``(page_id, band, key)`` row per band.  The table is persisted (signatures
    are computed once).
-2. **Candidate edges** — rows grouped by ``(band, key)`` (a window); every
-   member of a bucket with two or more pages gets one edge to the bucket's
-   smallest page_id (a star, not all pairs); edges deduplicated over bands.
+2. **Candidate edges** — each bucket ``(band, key)`` is split into
+   ``cfg.sub_buckets`` sub-buckets by a hash of the page_id; every member of a
+   sub-bucket gets an edge to the sub-bucket's smallest page_id and every
+   sub-bucket root one to the bucket's smallest page_id (stars of stars, not all
+   pairs; :func:`bucket_groups`), computed by aggregations and joins whose keys
+   hold at most max(size / sub_buckets, sub_buckets) rows, so a bucket of
+   thousands of copies of one page is spread over tasks; edges deduplicated over bands.
 3. **Verification** (``cfg.verify_jaccard``) — shingle ids are recomputed in
    the executors only for pages that appear in a candidate edge; the exact
    Jaccard of each edge is computed in Spark SQL (``array_intersect`` /
-   ``array_union``) and edges below the threshold are dropped.  (The shingle
+   ``array_union``) and edges below the threshold are dropped.  The members of a
+   bucket whose edge to their group's root failed are grouped again (split the
+   same way by another hash) without the roots they failed against, for
+   ``cfg.rescue_rounds`` rounds: two near-copies in a bucket whose root is unlike
+   both are still compared.  (The shingle
    ids of candidate pages are computed even when verification is off: they
    give the ``similarity`` column and the text lengths for the survivor rule.)
 4. **Connected components** of the kept edges in Spark (``spark.components``).
@@ -24,9 +32,8 @@ Steps (nothing proportional to the corpus is collected to the driver: only
    (which can be below the threshold when it joined the cluster through a
    chain A~B~C).
 
-Edges are stars, so a bucket {a<b<c} gives candidate edges b-a and c-a only;
-with verification on, a pair b~c whose link to a fails the check is merged only
-when b and c also share a bucket whose smallest member is one of them.
+Edges are stars, so a bucket {a<b<c} gives candidate edges b-a and c-a first;
+with verification on, when both fail the check the rescue round compares c with b.
 """
 from __future__ import annotations
 
@@ -35,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from pyspark import StorageLevel
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from .. import fs as fsmod
@@ -81,6 +88,40 @@ def _excerpt(text: Optional[str], n: int = 300) -> str:
     return t if len(t) <= n else t[:n] + "…"
 
 
+GROUP_COLS = ["band", "bkey", "salt", "round"]
+
+
+def bucket_groups(band_df: DataFrame, sub_buckets: int, rnd: int = 0) -> DataFrame:
+    """The groups whose members get an edge to the group's smallest page_id.
+
+    A band bucket (band, key) is split into ``sub_buckets`` sub-buckets by a hash of
+    (page_id, band): level ``salt >= 0`` groups are the sub-buckets' members; the level
+    ``salt = -1`` group of a bucket with two or more pages holds its sub-buckets' roots.
+    A small bucket whose pages fall in different sub-buckets gets the plain star; a bucket
+    of a million copies gets 64 stars of ~16k and one of 64, so no group (no join key)
+    holds more than max(size / sub_buckets, sub_buckets) rows.  Both levels are computed
+    by aggregations (partial aggregation on the map side), never by a window over a whole
+    bucket.  Rescue round ``rnd`` splits the failed members of a bucket the same way
+    with another hash.  Columns: band, bkey, salt, round, page_id."""
+    h = F.xxhash64("page_id", "band") if not rnd else F.xxhash64("page_id", "band", F.lit(int(rnd)))
+    b = (band_df.where(F.col("band") >= 0)
+         .select("band", "bkey", F.pmod(h, F.lit(int(sub_buckets))).cast("int").alias("salt"), "page_id"))
+    sub = b.groupBy("band", "bkey", "salt").agg(F.min("page_id").alias("root"), F.count(F.lit(1)).alias("n"))
+    multi = sub.groupBy("band", "bkey").agg(F.sum("n").alias("size")).where(F.col("size") > 1)
+    top = (sub.join(multi.select("band", "bkey"), ["band", "bkey"], "left_semi")
+           .select("band", "bkey", F.lit(-1).alias("salt"), F.col("root").alias("page_id")))
+    return b.unionByName(top).withColumn("round", F.lit(int(rnd)))
+
+
+def group_edges(groups: DataFrame) -> DataFrame:
+    """Star edges (src -> the group's smallest page_id) of every group with two or more
+    members, with the group's columns kept (for the rescue rounds)."""
+    roots = (groups.groupBy(*GROUP_COLS).agg(F.min("page_id").alias("dst"), F.count(F.lit(1)).alias("n"))
+             .where(F.col("n") > 1).drop("n"))
+    return (groups.join(roots, GROUP_COLS).where(F.col("page_id") != F.col("dst"))
+            .select(*GROUP_COLS, F.col("page_id").alias("src"), "dst"))
+
+
 def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str) -> NearDedupResult:
     """Remove near-duplicate pages (MinHash LSH + connected components).
 
@@ -108,33 +149,52 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
     no_shingles = band_df.where(F.col("band") < 0).count()
     lap("signatures")
 
-    # 2. star edges to the smallest page_id of each bucket
-    w = Window.partitionBy("band", "bkey")
-    buckets = (band_df.where(F.col("band") >= 0)
-               .withColumn("root", F.min("page_id").over(w))
-               .withColumn("size", F.count(F.lit(1)).over(w)))
-    cand = (buckets.where((F.col("size") > 1) & (F.col("page_id") != F.col("root")))
-            .select(F.col("page_id").alias("src"), F.col("root").alias("dst"))
-            .distinct()).persist(StorageLevel.MEMORY_AND_DISK)
+    # 2. candidate edges: stars inside hash sub-buckets, sub-bucket roots to the bucket root
+    groups = bucket_groups(band_df, cfg.sub_buckets)
+    cand_ctx = group_edges(groups).persist(StorageLevel.MEMORY_AND_DISK)
+    cand = cand_ctx.select("src", "dst").distinct().persist(StorageLevel.MEMORY_AND_DISK)
     candidate_pairs = cand.count()
     band_df.unpersist()
     lap("candidates")
 
-    # 3. shingle ids for candidate pages only, exact Jaccard per edge
+    # 3. shingle ids for candidate pages only, exact Jaccard per edge; members whose edge to
+    #    their group's root fails form a new group without it (rescue rounds)
     nodes = cand.select(F.col("src").alias("page_id")).union(cand.select(F.col("dst").alias("page_id"))).distinct()
     cand_docs = docs.join(nodes.hint("shuffle_hash"), "page_id")
     sh_rdd = cand_docs.rdd.mapPartitions(_shingle_partition(k))
     sh = rdd_to_df(spark, sh_rdd, SHINGLES_DDL).persist(StorageLevel.MEMORY_AND_DISK)
     sa = sh.select(F.col("page_id").alias("src"), F.col("sh").alias("sa"))
     sb = sh.select(F.col("page_id").alias("dst"), F.col("sh").alias("sb"))
-    scored = (cand.join(sa.hint("shuffle_hash"), "src").join(sb.hint("shuffle_hash"), "dst")
-              .select("src", "dst", _jaccard_col("sa", "sb").alias("sim")))
+    rescued_pairs = 0
     if cfg.verify_jaccard is not None:
-        edges = scored.where(F.col("sim") >= F.lit(float(cfg.verify_jaccard))).select("src", "dst")
+        t = float(cfg.verify_jaccard)
+        kept_parts, ctx = [], cand_ctx
+        for rnd in range(cfg.rescue_rounds + 1):
+            pairs = ctx.select("src", "dst").distinct()
+            sims = (pairs.join(sa.hint("shuffle_hash"), "src").join(sb.hint("shuffle_hash"), "dst")
+                    .select("src", "dst", _jaccard_col("sa", "sb").alias("sim")))
+            # checkpointed: each round's plan starts from data, not from the previous rounds' plans
+            judged = materialize(ctx.join(sims, ["src", "dst"]), reliable=True)
+            ok = judged.where(F.col("sim") >= F.lit(t)).select("src", "dst")
+            kept_parts.append(ok)
+            if rnd:
+                rescued_pairs += ok.distinct().count()
+            if rnd == cfg.rescue_rounds:
+                break
+            # every member of a bucket that failed (in any sub-bucket or at the top) is regrouped
+            failed = (judged.where(F.col("sim") < F.lit(t))
+                      .select(F.col("src").alias("page_id"), "band", "bkey").distinct())
+            ctx = materialize(group_edges(bucket_groups(failed, cfg.sub_buckets, rnd + 1)), reliable=True)
+            if ctx.limit(1).count() == 0:
+                break
+        edges = kept_parts[0]
+        for part in kept_parts[1:]:
+            edges = edges.unionByName(part)
+        edges = edges.distinct().persist(StorageLevel.MEMORY_AND_DISK)
+        verified_pairs = edges.count()
     else:
-        edges = scored.select("src", "dst")
-    edges = edges.persist(StorageLevel.MEMORY_AND_DISK)
-    verified_pairs = edges.count()
+        edges = cand
+        verified_pairs = candidate_pairs
     lap("verify")
 
     # 4. connected components in Spark
@@ -161,7 +221,7 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
                     _jaccard_col("sa", "sb").alias("similarity"))
             .select(*columns(DUPLICATES)))
     dups = materialize(dups, reliable=True)   # the returned tables read from the checkpoint
-    for df in (cand, sh, edges):
+    for df in {id(x): x for x in (cand, cand_ctx, sh, edges)}.values():
         df.unpersist()
     n_removed = dups.count()
     clusters = dups.select("kept_page_id").distinct().count()   # every cluster has a removed page
@@ -197,6 +257,7 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
     counts = {
         "candidate_pairs": candidate_pairs,
         "verified_pairs": verified_pairs,
+        "rescued_pairs": rescued_pairs,
         "clusters": clusters,
         "removed": n_removed,
         "no_shingles": no_shingles,

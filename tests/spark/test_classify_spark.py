@@ -44,22 +44,79 @@ def data(shared_data, spark):
     return {"pages_df": pages_df, "seed_df": seed_df, "pages": pages, "seed": seed}
 
 
-def test_training_texts_positives_and_deterministic_negatives(spark, data):
-    from corpus_pipeline.spark.classify import training_texts
+def _texts(df):
+    return sorted((r["uid"], r["text"]) for r in df.collect())
 
-    pos, neg = training_texts(spark, data["pages_df"], data["seed_df"], CFG, 5)
+
+def test_training_sets_positives_and_deterministic_negatives(spark, data):
+    from corpus_pipeline.spark.classify import training_sets
+
+    pos_df, neg_df, counts = training_sets(spark, data["pages_df"], data["seed_df"], CFG, 5)
+    pos, neg = [t for _, t in _texts(pos_df)], [t for _, t in _texts(neg_df)]
     n_seed = len(data["seed"])
-    assert len(pos) == n_seed == len(neg)
+    assert len(pos) == n_seed == len(neg) == counts["seed_positives"] == counts["sampled_negatives"]
     by_id = {r[0]: r[5] for r in data["pages"]}
     seed_pages = {r[1] for r in data["seed"] if r[1]}
     assert {by_id[p] for p in seed_pages} <= set(pos)                  # page seeds got their page's text
     assert not set(neg) & {by_id[p] for p in seed_pages}               # negatives are never seeds
     assert all(t and t.strip() for t in neg)
+    # the negatives are the n pages with the smallest xxhash64(page_id, seed) (a plain reference)
+    import pyspark.sql.functions as F
+    ranked = (data["pages_df"].where(F.length(F.trim(F.coalesce("text", F.lit("")))) > 0)
+              .where(~F.col("page_id").isin(sorted(seed_pages)))
+              .select("page_id", F.xxhash64("page_id", F.lit(5)).alias("h")).collect())
+    want = [p for _, p in sorted((r["h"], r["page_id"]) for r in ranked)[:n_seed]]
+    assert sorted(u for u, _ in _texts(neg_df)) == sorted(want)
     # same sample whatever the partitioning; another seed gives another sample
-    pos2, neg2 = training_texts(spark, data["pages_df"].repartition(5), data["seed_df"].repartition(3), CFG, 5)
-    assert (pos2, neg2) == (pos, neg)
-    _, neg3 = training_texts(spark, data["pages_df"], data["seed_df"], CFG, 6)
-    assert set(neg3) != set(neg)
+    p2, n2, _ = training_sets(spark, data["pages_df"].repartition(5), data["seed_df"].repartition(3), CFG, 5)
+    assert (_texts(p2), _texts(n2)) == (_texts(pos_df), _texts(neg_df))
+    _, n3, _ = training_sets(spark, data["pages_df"], data["seed_df"], CFG, 6)
+    assert set(_texts(n3)) != set(_texts(neg_df))
+
+
+def test_training_set_caps_and_files_do_not_depend_on_partitioning(spark, data, tmp_path):
+    """Caps respected, samples deterministic for a seed, and the training / held-out files
+    written by the executors are byte-identical for any partitioning."""
+    from dataclasses import replace
+
+    from corpus_pipeline.spark import sample
+    from corpus_pipeline.spark.classify import HELDOUT_LINES, TRAIN_LINES, training_sets, write_training_files
+
+    cfg = replace(CFG, max_positives=17, max_negatives=9)
+    old = sample.WINDOW_ROWS
+    sample.WINDOW_ROWS = 5              # force the bucket narrowing on this small input
+    try:
+        runs = []
+        for k, (np_, ns) in enumerate(((3, 2), (7, 1), (1, 4))):
+            pos, neg, c = training_sets(spark, data["pages_df"].repartition(np_), data["seed_df"].repartition(ns),
+                                        cfg, 9)
+            out = tmp_path / f"r{k}"
+            counts = write_training_files(spark, pos, neg, cfg, 9, str(out))
+            files = []
+            for name in (TRAIN_LINES, HELDOUT_LINES):
+                parts = sorted(p for p in (out / name).iterdir() if p.name.startswith("part-"))
+                files.append("".join(p.read_text(encoding="utf-8") for p in parts))
+            runs.append((_texts(pos), _texts(neg), c, counts, files))
+    finally:
+        sample.WINDOW_ROWS = old
+    pos, neg, c, counts, (train, held) = runs[0]
+    assert len(pos) == 17 and len(neg) == 9 and c["seed_positives_available"] == len(data["seed"]) > 17
+    assert all(r[:2] == (pos, neg) and r[4] == [train, held] for r in runs[1:])
+    # the cap keeps the 17 seeds with the smallest xxhash64(seed_id, 9)
+    import pyspark.sql.functions as F
+    ranked = sorted((r["h"], r["seed_id"]) for r in data["seed_df"].select(
+        "seed_id", F.xxhash64("seed_id", F.lit(9)).alias("h")).collect())
+    assert [u for u, _ in pos] == sorted(s for _, s in ranked[:17])
+    lines = train.splitlines()
+    math = [ln for ln in lines if ln.startswith(C.LABEL_MATH + " ")]
+    other = [ln for ln in lines if ln.startswith(C.LABEL_OTHER + " ")]
+    assert len(math) + len(other) == len(lines) and abs(len(math) - len(other)) == 0      # balanced
+    assert counts["train_positives"] + counts["holdout_positives"] == 17
+    assert counts["train_negatives"] + counts["holdout_negatives"] == 9
+    assert len(held.splitlines()) == counts["holdout_positives"] + counts["holdout_negatives"]
+    # another seed: another order
+    pos2, neg2, _ = training_sets(spark, data["pages_df"], data["seed_df"], cfg, 10)
+    assert _texts(pos2) != pos
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +126,7 @@ def model_dir(spark, data, tmp_path_factory):
     d = str(tmp_path_factory.mktemp("iter") / "model")
     m = train_iteration(spark, data["pages_df"], data["seed_df"], d, CFG, 11)
     assert m["seed_positives"] == len(data["seed"]) and m["sampled_negatives"] == len(data["seed"])
+    assert m["train_positives"] + m["holdout_positives"] == len(data["seed"])
     return d
 
 

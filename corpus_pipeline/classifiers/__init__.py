@@ -1,0 +1,100 @@
+"""The classifier interface and its registry (pure: no Spark).
+
+The loop never calls a model library directly: it asks :func:`get` for the
+implementation named by ``classifier.kind`` and uses four operations.
+
+* ``train(train_file, model_file, cfg) -> dict``: train on a local text file of
+  training lines (``__label__math <prepared text>`` or ``__label__other ...``, one
+  document chunk a line, in the order they are to be read; see
+  :func:`corpus_pipeline.classify.document_lines`) and write the model to the
+  local path ``model_file``.  Returns facts for ``metrics.json`` (``vocabulary``).
+* ``load(model_file)``: the model at a local path, cached once per process.
+* ``predict(model, texts, cfg, prepared=False) -> list[float]``: P(maths) in
+  [0, 1] per text, in order; ``prepared=True`` when the texts are already
+  prepared lines (held-out lines of the same file format without the label).
+* ``metrics``: :meth:`Classifier.evaluate` streams a held-out file of the same
+  format through ``predict`` and returns (scores, is_maths) for
+  :func:`corpus_pipeline.classify.pr_metrics`; implementations may override it.
+
+Adding a model: write one module with a subclass of :class:`Classifier` and add
+one line to ``REGISTRY`` below; ``--set classifier.kind=NAME`` then uses it in
+``run``, ``train`` and ``score`` without touching the loop.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Optional, Sequence
+
+# kind -> "module:Class"
+REGISTRY = {
+    "fasttext": "corpus_pipeline.classifiers.fasttext:FastTextClassifier",
+}
+
+LABEL_MATH = "__label__math"
+LABEL_OTHER = "__label__other"
+
+
+class Classifier:
+    """Base class: subclasses implement train, load and predict."""
+
+    kind = ""
+    model_file = "model.bin"
+
+    def train(self, train_file: str, model_file: str, cfg) -> dict:
+        raise NotImplementedError
+
+    def load(self, model_file: str):
+        raise NotImplementedError
+
+    def predict(self, model, texts: Sequence[Optional[str]], cfg, prepared: bool = False) -> list[float]:
+        raise NotImplementedError
+
+    def evaluate(self, model_file: str, heldout_file: str, cfg, batch: int = 2048
+                 ) -> tuple[list[float], list[bool], dict]:
+        """(scores, is_maths, facts) of every line of a held-out file, streamed in batches.
+        The model is loaded for this call only (not kept in the process cache)."""
+        model = self.load_uncached(model_file)
+        scores: list[float] = []
+        labels: list[bool] = []
+        texts: list[str] = []
+        with open(heldout_file, encoding="utf-8") as f:
+            for line in f:
+                label, _, text = line.rstrip("\n").partition(" ")
+                labels.append(label == LABEL_MATH)
+                texts.append(text)
+                if len(texts) >= batch:
+                    scores += self.predict(model, texts, cfg, prepared=True)
+                    texts = []
+        if texts:
+            scores += self.predict(model, texts, cfg, prepared=True)
+        return scores, labels, self.facts(model)
+
+    def load_uncached(self, model_file: str):
+        return self.load(model_file)
+
+    def facts(self, model) -> dict:
+        """Facts about a loaded model for metrics.json."""
+        return {}
+
+
+_INSTANCES: dict = {}
+
+
+def kinds() -> list[str]:
+    return sorted(REGISTRY)
+
+
+def get(kind: str = "fasttext") -> Classifier:
+    """The implementation registered under ``kind`` (one instance per process)."""
+    c = _INSTANCES.get(kind)
+    if c is None:
+        if kind not in REGISTRY:
+            raise ValueError(f"classifier.kind: unknown classifier {kind!r} (known: {', '.join(kinds())})")
+        mod, _, cls = REGISTRY[kind].partition(":")
+        c = getattr(importlib.import_module(mod), cls)()
+        _INSTANCES[kind] = c
+    return c
+
+
+def for_config(cfg) -> Classifier:
+    return get(getattr(cfg, "kind", "fasttext") or "fasttext")
