@@ -102,12 +102,18 @@ def decontaminate_df(spark, corpus_df, benchmarks_dir: str, cfg) -> "DecontamRes
     rule = (F.when(F.col("action") == D.SEGMENT_REMOVED, F.lit(D.R_NGRAM))
             .when(F.col("reason") != D.R_NGRAM, F.col("reason")))
     c = contamination.withColumn("rule", rule)
-    grouped = c.groupingSets([["benchmark", "action"], ["benchmark", "reason"], ["rule"]],
-                             "benchmark", "action", "reason", "rule")
+    # SQL GROUPING SETS: DataFrame.groupingSets is pyspark 4.x only (EMR 7 / Dataproc 2.2 run 3.5)
+    view = f"_contamination_{id(c):x}"
+    c.createOrReplaceTempView(view)
+    grouped = spark.sql(
+        f"SELECT benchmark, action, reason, rule, count(DISTINCT page_id) AS n, grouping_id() AS g FROM {view} "
+        "GROUP BY benchmark, action, reason, rule "
+        "GROUPING SETS ((benchmark, action), (benchmark, reason), (rule))").collect()
+    spark.catalog.dropTempView(view)
     by_b: dict = {}
     by_br: dict = {}
     # grouping_id bits, most significant first: benchmark, action, reason, rule (1 = aggregated away)
-    for r in grouped.agg(F.countDistinct("page_id").alias("n"), F.grouping_id().alias("g")).collect():
+    for r in grouped:
         if r["g"] == 0b0011:
             by_b.setdefault(r["benchmark"], {})[r["action"]] = int(r["n"])
         elif r["g"] == 0b0101:
