@@ -211,8 +211,11 @@ def _read_batches(spark, paths: list[str]):
 def _remaining(pages, removed: list):
     """The extracted pages minus the rows earlier dedup steps removed."""
     for kind, df in removed:
-        if kind == "url":      # the same page_id as its survivor: the record is named by its WARC position
-            pages = pages.join(df.select("warc_file", "warc_offset"), ["warc_file", "warc_offset"], "left_anti")
+        if kind == "url":
+            # a removed fetch has its survivor's page_id, and a record read twice (a retried file) has
+            # its twin's WARC position too: re-apply the deterministic rule instead of an anti-join
+            if df.limit(1).count():
+                pages = url_dedup(pages)[0]
         else:
             pages = pages.join(df.select("page_id"), "page_id", "left_anti")
     return pages

@@ -56,7 +56,7 @@ sys.exit(main(sys.argv[2:]))
 
 
 def cli(args: list[str], **kw) -> subprocess.CompletedProcess:
-    return subprocess.run(CLI + args, env=ENV, capture_output=True, text=True, timeout=900, **kw)
+    return subprocess.run(CLI + args, env=ENV, capture_output=True, text=True, timeout=1800, **kw)
 
 
 def ok(p: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
@@ -170,7 +170,7 @@ def norename_run(crawl, tmp_path_factory) -> Path:
     script = run.parent / "no_rename.py"
     script.write_text(NO_RENAME)
     p = subprocess.run([sys.executable, str(script), str(run), *loop_args(crawl, run)], env=ENV,
-                       capture_output=True, text=True, timeout=900)
+                       capture_output=True, text=True, timeout=1800)
     ok(p)
     return run
 
