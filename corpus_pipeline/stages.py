@@ -34,6 +34,8 @@ NEUTRAL = (
     "ingest.s3_endpoint_url", "ingest.s3_anonymous_buckets", "ingest.s3_anonymous",
     "ingest.s3_max_attempts", "ingest.s3_read_timeout_s", "ingest.s3_connect_timeout_s",
     "ingest.file_attempts", "ingest.file_retry_backoff_s",   # how to reach the same bytes
+    "ingest.http_*", "ingest.shared_local_paths",
+    "ingest.warc_reader",           # the WARC parser: same records, same skips (tests/test_warc.py)
     "dedup.sample_pairs",           # example pairs kept for the report only
     "classifier.score_batch_size",  # batching of predictions
     "annotate.mode",                # how future worksheets are decided; marks already made stay
@@ -67,9 +69,10 @@ class Stage:
 
 
 EXTRACT_KEYS = ("ingest.max_page_bytes", "ingest.extract_timeout_s", "ingest.min_text_chars",
-                "ingest.keep_status", "ingest.html_content_types", "ingest.manifest_base", "ingest.favor")
+                "ingest.keep_status", "ingest.html_content_types", "ingest.manifest_base", "ingest.favor",
+                "ingest.extractor")
 NEAR_KEYS = ("dedup.near", "dedup.shingle_size", "dedup.bands", "dedup.rows", "dedup.minhash_seed",
-             "dedup.verify_jaccard", "dedup.max_iterations_cc")
+             "dedup.verify_jaccard", "dedup.max_iterations_cc", "dedup.sub_buckets", "dedup.rescue_rounds")
 
 # ingest, in order
 EXTRACT = Stage("extract", "ingest/extract", keys=EXTRACT_KEYS)     # one committed batch=NNNNN per file group
@@ -94,13 +97,13 @@ PREFIXES = Stage("prefixes", "{iter}/prefixes", schemas.PREFIXES,
                  keys=("domains.key", "domains.path_depth", "domains.examples", "domains.prefix_min_pages",
                        "domains.max_prefixes_per_domain"))
 ANNOTATIONS = Stage("annotations", "{iter}/annotations", None,
-                    keys=("annotate.propose_*",))                         # auto mode only; in place
+                    keys=("annotate.propose_*", "annotate.worksheet_max_domains"))                         # auto mode only; in place
 ITERATION = (SEED, MODEL, SCORES, COLLECTED, EVAL, DOMAINS, PREFIXES, ANNOTATIONS)
 
 # after the loop (extra: benchmarks, last iteration)
 CONTAMINATION = Stage("contamination", "final/contamination", schemas.CONTAMINATION,
                       keys=("decontam.*",), leaf=True)
-CORPUS = Stage("corpus", "final/corpus", schemas.FINAL_CORPUS, keys=("decontam.*",), leaf=True)
+CORPUS = Stage("corpus", "final/corpus", schemas.FINAL_CORPUS, keys=("decontam.*", "final.*"), leaf=True)
 FINAL = (CONTAMINATION, CORPUS)
 
 
