@@ -26,7 +26,7 @@ times over (``copy=0..3``): 6,828 records in 16 files.  Rows:
 ``corpus-pipeline ingest`` with the defaults, with the old path
 (``ingest.extractor=trafilatura``, ``ingest.warc_reader=warcio``), and datatrove
 WarcReader -> Trafilatura -> JsonlWriter with 2 workers.  ``BENCH_INGEST_WALL=0``
-skips part 2; ``BENCH_INGEST_OLD=0`` skips the old-path row.
+skips part 2, ``BENCH_INGEST_RATES=0`` part 1; ``BENCH_INGEST_OLD=0`` skips the old-path row.
 """
 from __future__ import annotations
 
@@ -152,7 +152,8 @@ def per_page_rates() -> int:
 
 
 def main() -> None:
-    per_page_rates()
+    if os.environ.get("BENCH_INGEST_RATES", "1") != "0":
+        per_page_rates()
     if os.environ.get("BENCH_INGEST_WALL", "1") != "0":
         whole_command()
 
@@ -259,13 +260,15 @@ from datatrove.executor import LocalPipelineExecutor
 from datatrove.pipeline.extractors import Trafilatura
 from datatrove.pipeline.readers import WarcReader
 from datatrove.pipeline.writers import JsonlWriter
-n = int(sys.argv[3])
-ex = LocalPipelineExecutor(pipeline=[WarcReader(sys.argv[1], glob_pattern="*.warc.gz"), Trafilatura(),
-                                     JsonlWriter(sys.argv[2])],
-                           tasks=n, workers=2, logging_dir=tempfile.mkdtemp(prefix="bench_dt_"))
-stats = ex.run()
-extractor = [s for s in stats.stats if "Trafilatura" in s.name][0]
-print("DOCS", int(extractor.time_stats.n))
+
+if __name__ == "__main__":   # its workers are spawned processes: a script file with a main guard
+    n = int(sys.argv[3])
+    ex = LocalPipelineExecutor(pipeline=[WarcReader(sys.argv[1], glob_pattern="*.warc.gz"), Trafilatura(),
+                                         JsonlWriter(sys.argv[2])],
+                               tasks=n, workers=2, logging_dir=tempfile.mkdtemp(prefix="bench_dt_"))
+    stats = ex.run()
+    extractor = [s for s in stats.stats if "Trafilatura" in s.name][0]
+    print("DOCS", int(extractor.time_stats.n))
 """
 
 
@@ -324,13 +327,16 @@ def whole_command() -> None:
             name = f"{label}: {len(records)} records, {n_files} files"
             dt_wall = None
             if dt_python:
+                script = tmp / "dt_wall.py"
+                script.write_text(_DT_WALL)
                 w0 = time.perf_counter()
-                p = subprocess.run([dt_python, "-c", _DT_WALL, str(folder), str(tmp / f"dt-{label}"), str(n_files)],
+                p = subprocess.run([dt_python, str(script), str(folder), str(tmp / f"dt-{label}"), str(n_files)],
                                    capture_output=True, text=True)
                 dt_wall = time.perf_counter() - w0
                 docs = next((ln.split()[1] for ln in p.stdout.splitlines() if ln.startswith("DOCS")), "?")
                 if p.returncode != 0:
-                    print(f"{name:<34} {'datatrove: failed':<44}")
+                    err = (p.stderr.strip().splitlines() or ["?"])[-1][:60]
+                    print(f"{name:<34} {'datatrove: failed':<44} {err}")
                     dt_wall = None
                 else:
                     print(f"{name:<34} {'datatrove 0.10 WarcReader->Trafilatura, 2 w.':<44} {dt_wall:7.1f} "
