@@ -61,8 +61,12 @@ def reextract_df(spark, corpus_df, pages_df, cfg: Config):
 
     from .io import rdd_to_df
 
-    located = corpus_df.join(pages_df.select("page_id", "warc_file", "warc_offset"), "page_id", "left")
-    ordered = located.repartition(max(1, spark.sparkContext.defaultParallelism * 2), "warc_file").sortWithinPartitions("warc_file", "warc_offset")
+    if {"warc_file", "warc_offset"} <= set(corpus_df.columns):      # the corpus carries its provenance
+        located = corpus_df
+    else:
+        located = corpus_df.join(pages_df.select("page_id", "warc_file", "warc_offset"), "page_id", "left")
+    ordered = (located.repartition(max(1, spark.sparkContext.defaultParallelism * 2), "warc_file")
+               .sortWithinPartitions("warc_file", "warc_offset"))
 
     def task(it):
         counts = Counts("final", "")
