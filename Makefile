@@ -31,8 +31,11 @@ $(VENV35)/bin/corpus-pipeline: pyproject.toml
 	$(VENV35)/bin/pip install -q 'pyspark==3.5.*' -e '.[test]'
 	touch $@
 
+# (kept lean for CI's time: every Spark test that is not slow-marked, and the end-to-end loop file:
+#  uninterrupted run, rerun, kill and resume, manual annotation, bad inputs, rerun with benchmarks)
 test-spark35: $(VENV35)/bin/corpus-pipeline
-	PYSPARK_PYTHON=$(abspath $(VENV35)/bin/python) $(VENV35)/bin/python -m pytest -q -rs -m "spark or cluster"
+	PYSPARK_PYTHON=$(abspath $(VENV35)/bin/python) $(VENV35)/bin/python -m pytest -q -rs -m "spark and not slow" tests
+	PYSPARK_PYTHON=$(abspath $(VENV35)/bin/python) $(VENV35)/bin/python -m pytest -q -rs tests/e2e/test_loop_e2e.py
 
 demo: setup
 	$(BIN)/corpus-pipeline minicrawl --out $(DEMO_DIR)/crawl --pages $(DEMO_PAGES) --random-seed 1
