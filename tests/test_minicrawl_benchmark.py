@@ -6,7 +6,7 @@ import json
 import zlib
 
 from corpus_pipeline import decontam as D
-from corpus_pipeline.config import DecontamConfig
+from corpus_pipeline.config import DecontamConfig, IngestConfig
 from corpus_pipeline.extract import extract_html
 from corpus_pipeline.minicrawl import generate
 from corpus_pipeline.minicrawl import benchmark as B
@@ -48,7 +48,9 @@ def test_benchmark_written_planted_and_caught(tmp_path):
                 uri = chunk.split(b"WARC-Target-URI: ", 1)[-1].split(b"\r\n", 1)[0].strip(b"<>")
                 if uri == p["url"].encode() and b"msgtype=response" in chunk:
                     html = chunk.split(b"\r\n\r\n", 2)[2].decode("utf-8", "replace")
-                    found[p["url"]] = extract_html(html, p["url"]).text
+                    # the bulk extractor (ingest.extractor); trafilatura drops the last paragraph of some
+                    # forum posts, planted items included (a known extraction gap, see README)
+                    found[p["url"]] = extract_html(html, p["url"], extractor=IngestConfig().extractor).text
     assert set(found) == {p["url"] for p in planted}
     for p in planted:
         res = D.decontaminate_text(found[p["url"]], index, cfg)
