@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
+
+from corpus_pipeline.runfolder import committed_data
 import pytest
 
 from corpus_pipeline import schemas
@@ -48,7 +50,7 @@ def finished(tmp_path_factory):
 
 def test_final_corpus_has_provenance_and_planted_items_are_removed(finished):
     crawl, run = finished
-    t = pq.read_table(run / "final" / "corpus")
+    t = pq.read_table(committed_data(str(run / "final" / "corpus")))
     assert t.column_names == schemas.columns(schemas.FINAL_CORPUS)
     rows = t.to_pylist()
     assert rows
@@ -60,7 +62,7 @@ def test_final_corpus_has_provenance_and_planted_items_are_removed(finished):
     manifest = json.loads((crawl / "manifest.json").read_text())
     items = {json.loads(x)["id"]: json.loads(x)["question"]
              for x in (crawl / "benchmarks" / "gsm8k" / "test.jsonl").read_text().splitlines()}
-    contam = pq.read_table(run / "final" / "contamination").to_pylist()
+    contam = pq.read_table(committed_data(str(run / "final" / "contamination"))).to_pylist()
     matched = {r["item_id"] for r in contam if r["benchmark"] == "gsm8k"}
     planted = {p["item_id"] for p in manifest["benchmarks"]["planted"]}
     assert matched and matched <= planted                  # only planted items are ever found
@@ -124,12 +126,13 @@ def test_jsonl_gz_final_corpus_option(finished, tmp_path):
     shutil.copytree(run, other)
     before = json.loads((other / "report" / "summary.json").read_text())
     cli(*run_args(crawl, other, "--set", 'final.format="jsonl.gz"'))
-    parts = sorted((other / "final" / "corpus").glob("part-*.json.gz"))
-    assert parts and not list((other / "final" / "corpus").glob("*.parquet"))
+    data = Path(committed_data(str(other / "final" / "corpus")))      # the committed attempt folder
+    parts = sorted(data.glob("part-*.json.gz"))
+    assert parts and not list(data.glob("*.parquet"))
     rows = [json.loads(x) for p in parts for x in gzip.decompress(p.read_bytes()).decode().splitlines()]
     assert len(rows) == before["final"]["pages"]
     assert all(list(r) == schemas.columns(schemas.FINAL_CORPUS) for r in rows)
-    ref = {r["page_id"]: r for r in pq.read_table(run / "final" / "corpus").to_pylist()}
+    ref = {r["page_id"]: r for r in pq.read_table(committed_data(str(run / "final" / "corpus"))).to_pylist()}
     assert {r["page_id"]: r for r in rows} == ref
 
 
