@@ -189,9 +189,7 @@ def _datatrove_subprocess(python: str, files: list[str], n: int):
     folder = str(Path(files[0]).parent)
     pattern = "*.warc.gz" if len(files) > 1 else Path(files[0]).name
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    w0 = time.perf_counter()
     p = subprocess.run([python, "-c", _DT_SCRIPT, folder, pattern], capture_output=True, text=True)
-    wall = time.perf_counter() - w0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode != 0:
         return (f"datatrove: failed ({p.stderr.strip().splitlines()[-1][:50] if p.stderr.strip() else p.returncode})",

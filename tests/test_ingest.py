@@ -14,7 +14,7 @@ from corpus_pipeline.counters import Counts
 from corpus_pipeline.dedup import exact
 from corpus_pipeline.dedup.url import host_and_path, normalize_url, page_id
 from corpus_pipeline.errors import NoInputError, UsageError
-from corpus_pipeline.ingest import LANG_PREFIX, STAT_KEYS, is_stat, process_source, split_totals
+from corpus_pipeline.ingest import LANG_PREFIX, is_stat, process_source, split_totals
 from corpus_pipeline.lang import detect_lang
 from corpus_pipeline.text import count_tokens
 

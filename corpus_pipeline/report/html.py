@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import html
-import json
 
 W, H, PAD = 420, 200, 36
 COLORS = ["#3b6ea8", "#d9822b", "#3a9a5b", "#b8435a", "#7b5ea7", "#6c757d"]

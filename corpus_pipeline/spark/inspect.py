@@ -81,7 +81,6 @@ def near_duplicates(spark, run, n: int = 10) -> dict:
 
 def contamination(spark, run, n: int = 10, items: Optional[dict] = None) -> dict:
     """Decontamination removals with the benchmark item they matched (``items``: (benchmark, item_id) -> text)."""
-    from pyspark.sql import functions as F
 
     if not run.is_committed(run.final("contamination")):
         return {"rows": [], "total": 0, "decontaminated": False}
