@@ -142,10 +142,7 @@ def test_killed_ingest_rereads_only_unfinished_files_and_gives_the_same_pages(cr
 def crawl(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("crawl")
     ok(cli(["minicrawl", "--out", str(d), "--pages", "600", "--random-seed", "7"]))
-    bench = d / "benchmarks" / "gsm8k"
-    bench.mkdir(parents=True)
-    (bench / "test.jsonl").write_text(json.dumps({"question": "what is the derivative of x squared "
-                                                  "with respect to x at the point two", "answer": "4"}) + "\n")
+    assert (d / "benchmarks" / "gsm8k" / "test.jsonl").is_file()   # the mini-crawl's own small benchmark
     return d
 
 
