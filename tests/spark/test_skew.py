@@ -13,6 +13,8 @@ from corpus_pipeline import schemas
 from corpus_pipeline.config import DedupConfig, SelectConfig
 from corpus_pipeline.dedup import minhash as mh
 
+from test_classify_spark import _reference as budget_reference   # the same straightforward rule
+
 pytestmark = pytest.mark.spark
 
 COPIES = 5000
@@ -146,16 +148,6 @@ def test_pair_unlike_its_bucket_root_is_still_found(spark, skewed, tmp_path):
     assert all(t[1] not in got0 and t[2] not in got0 for t in shared_root)    # without rescue: missed
 
 
-def _budget_reference(scores, tokens, budget):
-    out, acc = set(), 0
-    for pid in sorted(scores, key=lambda p: (-scores[p], p)):
-        acc += tokens[pid]
-        if acc > budget:
-            break
-        out.add(pid)
-    return out
-
-
 def test_tied_scores_spread_and_equal_to_reference(spark):
     from corpus_pipeline.spark.classify import select_pages
     from corpus_pipeline.spark.io import rows_to_df
@@ -177,7 +169,7 @@ def test_tied_scores_spread_and_equal_to_reference(spark):
             got = {r["page_id"] for r in select_pages(spark, scores_df, pages_df,
                                                       SelectConfig(mode="tokens", token_budget=budget),
                                                       stats=stats).collect()}
-            assert got == _budget_reference(scores, tokens, budget)
+            assert got == budget_reference(scores, tokens, budget)
             parts = stats["edge_partition_rows"]
             assert sum(parts) == 2000 and len(parts) >= 2 and max(parts) <= 0.6 * 2000, parts
     finally:
