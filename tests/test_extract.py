@@ -220,7 +220,9 @@ def test_detect_text_delimiters_ignores_code_and_prices():
 
 # --- time limit ------------------------------------------------------------------
 
-def _huge_page(n_paragraphs: int = 20_000) -> str:
+def _huge_page(n_paragraphs: int = 100_000) -> str:
+    # large enough that every registered extractor needs several times the 0.1 s limit
+    # (resiliparse, the fastest, takes 0.6-1.2 s on it; at 20,000 paragraphs it raced the limit)
     rows = "".join(f"<div><p>Paragraph {i} with some words in it, and then more words.</p></div>"
                    for i in range(n_paragraphs))
     return f"<html><head><title>huge</title></head><body>{rows}</body></html>"
@@ -234,7 +236,7 @@ def _deep_page(depth: int = 50_000) -> str:
 def test_pathological_page_hits_time_limit_and_next_page_works():
     handler_before = signal.getsignal(signal.SIGALRM)
     t0 = time.monotonic()
-    r = extract_html(_huge_page(), "u", timeout_s=0.2)
+    r = extract_html(_huge_page(), "u", timeout_s=0.1)
     elapsed = time.monotonic() - t0
     assert isinstance(r, Skip) and r.reason == "extract_timeout"
     assert elapsed < 3.0  # stopped near the limit, not after the whole extraction
@@ -275,7 +277,7 @@ def test_time_limit_outside_main_thread_uses_watchdog():
     results = {}
 
     def work():
-        results["skip"] = extract_html(_huge_page(), "u", timeout_s=0.2)
+        results["skip"] = extract_html(_huge_page(), "u", timeout_s=0.1)
         results["ok"] = extract_html(page("<p>Fine page with enough words to be extracted.</p>"), "u")
         # the watchdog must not leave a pending exception behind once disarmed
         try:
@@ -343,3 +345,40 @@ def test_raw_tex_in_math_class_elements():
     assert "$\\alpha^2$" in r.text
     assert "plain words" in r.text and "$x$" in r.text and "$$x$$" not in r.text
     assert "katex" in r.math_kinds
+
+
+
+def test_no_import_happens_inside_the_time_limit(extractor):
+    # A time limit firing during a module's first import leaves it half-initialised, and every later
+    # page in that worker fails ("module 'urllib3' has no attribute 'util'").  So the extractor's
+    # libraries are all imported when it is looked up, before any limit is armed: extracting pages
+    # of every kind afterwards imports nothing new.  Checked in a fresh interpreter.
+    import subprocess
+    import sys
+
+    code = """
+import sys
+from corpus_pipeline import extractors
+from corpus_pipeline.extract import extract_html
+import corpus_pipeline.warc  # bytes are decoded before the limit is armed
+extractors.get(%r)
+before = set(sys.modules)
+pages = [
+  '<html><head><title>t</title><script type="text/x-mathjax-config">MathJax.Hub.Config({})</script></head>'
+  '<body><nav><a href="/">Home</a></nav><article><h1>Sums</h1><p>We prove that $\\sum_{i=1}^n i = n(n+1)/2$ '
+  'by induction on n, with a base case and a step. The proof uses nothing else at all.</p>'
+  '<math display="block"><mfrac><mi>a</mi><mi>b</mi></mfrac></math>'
+  '<img class="tex" alt="x^2" src="x.png"><ul><li>one</li><li>two</li></ul>'
+  '<pre><code>print(1)</code></pre><table><tr><th>n</th><td>1</td></tr></table></article>'
+  '<footer>Copyright</footer></body></html>',
+  '<html><body><div class="post"><p>' + '\u8fd9\u662f\u4e00\u4e2a\u4e2d\u6587\u6bb5\u843d\u3002' * 30 + '</p></div></body></html>',
+  '<html><body>' + '<div><p>Paragraph with some words in it, and then more words.</p></div>' * 3000 + '</body></html>',
+]
+for html in pages:
+    extract_html(html, 'https://example.org/a/b', extractor=%r)
+    extract_html(html.encode(), 'https://example.org/a/b', extractor=%r, favor='recall')
+print(sorted(m for m in set(sys.modules) - before if not m.startswith('encodings.')))
+""" % (extractor, extractor, extractor)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[]", f"imported during extraction: {out.stdout.strip()}"

@@ -34,5 +34,27 @@ def get(name: str):
             raise ValueError(f"unknown extractor {name!r} (known: {', '.join(REGISTRY)})")
         module, cls = REGISTRY[name].split(":")
         impl = getattr(importlib.import_module(f"{__name__}.{module}"), cls)()
+        _warm_up(impl)
         _instances[name] = impl
     return impl
+
+
+# A page that takes every lazy import path of an extractor (maths markup, TeX delimiters, a table).
+_WARM_UP_PAGE = ("<html><head><title>warm up</title></head><body><article>"
+                 "<p>Warm up text with enough words to count as a paragraph of main content here.</p>"
+                 "<p>Inline $x^2$ and <math><mi>x</mi><mo>=</mo><mn>1</mn></math>.</p>"
+                 "<table><tr><td>a</td><td>b</td></tr></table></article></body></html>")
+
+
+def _warm_up(impl) -> None:
+    """Extract one small page outside any time limit, once per process and extractor.
+
+    Extractors import their libraries lazily; a per-page time limit that fires
+    during a first import leaves a half-initialised module behind (later pages then
+    fail with ``module 'urllib3' has no attribute 'util'`` and the like).  Running
+    every import path here, before :func:`corpus_pipeline.extract.time_limit` is
+    armed, makes that impossible."""
+    from ..lang import detect_lang
+
+    res = impl.extract(_WARM_UP_PAGE, "https://example.org/warm-up", "default")
+    detect_lang(getattr(res, "text", "") or "warm up text in English")
