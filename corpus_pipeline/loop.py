@@ -374,8 +374,16 @@ class Loop:
         pages = self._read(run.pages, schemas.PAGES)
         collected = [(j, self._read(run.iteration(j, "collected"), schemas.COLLECTED)) for j in range(1, last + 1)]
         corpus = final_corpus_df(pages, collected[-1][1], collected)
-        from .spark.reextract import needs_reextraction, reextract_df  # final.extractor (issue 14)
-        corpus = reextract_df(self.spark, corpus, pages, self.cfg)
+        from .spark.reextract import needs_reextraction, outcome_counts, reextract_df  # final.extractor
+
+        noted = None
+        if needs_reextraction(self.cfg):
+            noted = reextract_df(self.spark, corpus, pages, self.cfg, keep_outcome=True)
+            corpus = noted.select(*schemas.columns(schemas.FINAL_CORPUS))
+
+        def reextraction() -> dict:
+            # pages re-extracted with final.extractor, and why the others kept their bulk text
+            return {"reextraction": outcome_counts(noted)} if noted is not None else {}
         target = run.final("corpus")
         cfg_record = {"last_iteration": last, "benchmarks": self.inp.benchmarks,
                       "decontam": self.cfg.section("decontam") if self.inp.benchmarks else None}
@@ -393,7 +401,7 @@ class Loop:
             def build(staging):
                 write_final_corpus(corpus, staging, fmt)
                 return {**_corpus_counts(read_final_corpus(self.spark, staging, fmt)),
-                        "pages_removed_by_decontamination": None, "segments_removed": None}
+                        "pages_removed_by_decontamination": None, "segments_removed": None, **reextraction()}
 
             res = run.stage(target, build, config=cfg_record, log=self.say, settings=self._settings(st.CORPUS))
         else:
@@ -418,7 +426,7 @@ class Loop:
                 segs = contam.where("action = 'segment_removed'").count()
                 return {**_corpus_counts(read_final_corpus(self.spark, staging, fmt)),
                         "pages_removed_by_decontamination": int(removed), "segments_removed": int(segs),
-                        "decontam": result.counts}
+                        "decontam": result.counts, **reextraction()}
 
             run.stage(run.final("contamination"), build_contam, config=cfg_record, log=self.say,
                       settings=self._settings(st.CONTAMINATION))

@@ -94,3 +94,24 @@ def test_reextract_df_on_spark(spark, shared_data, bulk_rows):
     assert not differ, differ[:3]
     assert all(out[k]["text"] == expected[k]["text"] and out[k]["n_tokens"] == expected[k]["n_tokens"] for k in out)
     assert sum(out[k]["text"] != r["text"] for r in some for k in [r["page_id"]]) > 0
+
+
+@pytest.mark.spark
+def test_reextraction_outcomes_are_counted_from_spark(spark, shared_data, bulk_rows):
+    # every page of the final corpus has one outcome: re-extracted, or the reason it kept its bulk text
+    from corpus_pipeline.spark.io import rows_to_df
+    from corpus_pipeline.spark.reextract import outcome_counts, reextract_df
+
+    cfg = _two_tier_cfg()
+    rows = [{**r, "score": 0.8, "first_iteration": 1} for r in bulk_rows[:12]]
+    rows[0] = {**rows[0], "warc_offset": None}                                  # nothing to fetch
+    rows[1] = {**rows[1], "warc_file": rows[1]["warc_file"] + ".missing"}       # record not found
+    pages = rows_to_df(spark, [schemas.row(schemas.PAGES, r) for r in rows], schemas.PAGES)
+    corpus = rows_to_df(spark, [schemas.row(schemas.FINAL_CORPUS, r) for r in rows], schemas.FINAL_CORPUS)
+    noted = reextract_df(spark, corpus, pages, cfg, keep_outcome=True)
+    got = outcome_counts(noted)
+    pure = Counts()
+    list(reextract_rows(rows, cfg, pure))
+    assert got == pure.as_dict()
+    assert sum(got.values()) == len(rows) and got["refetch_no_offset"] == 1 and got["reextracted"] >= 8
+    assert noted.count() == len(rows)

@@ -98,6 +98,10 @@ def drop_rows(s: dict) -> list[list]:
     decon = s.get("decontamination") or {}
     for reason, n in sorted((decon.get("by_rule") or {}).items()):
         rows.append(["decontamination", reason, n])
+    # kept with their bulk text, not dropped: the final extractor could not re-extract them
+    for reason, n in sorted((s.get("reextraction") or {}).items()):
+        if reason != "reextracted":
+            rows.append(["final re-extraction (bulk text kept)", reason, n])
     return rows
 
 

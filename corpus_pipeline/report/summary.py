@@ -91,6 +91,8 @@ def build_summary(run: RunFolder) -> dict:
         "marked_file": state.get("marked_file"),
         "ingest": pages.get("counts", {}),
         "decontamination": fin.get("decontam"),
+        # final.extractor: pages re-extracted, and why the others kept their bulk text
+        "reextraction": fin.get("reextraction"),
     }
     return summary
 

@@ -23,38 +23,52 @@ def reextract_rows(rows, cfg: Config, counts: Counts):
     """Pure: FINAL_CORPUS dicts carrying ``warc_file``/``warc_offset`` -> FINAL_CORPUS dicts, the
     text (and n_tokens) from ``final.extractor`` where it gives one.  Counts ``reextracted`` and,
     for pages that keep their bulk text, the reason."""
+    for row in rows:
+        yield reextract_row(row, cfg, counts)[0]
+
+
+def reextract_row(row: dict, cfg: Config, counts: Counts) -> tuple:
+    """(FINAL_CORPUS dict, outcome): outcome is ``reextracted`` or the reason the page keeps its
+    bulk text (``refetch_*``, ``reextract_<skip reason>``, ``reextract_text_too_short``)."""
     from ..extract import extract_html
     from ..sources import fetch_page
     from ..text import count_tokens
 
     ic = cfg.ingest
-    for row in rows:
-        out = {c: row.get(c) for c in _COLS}
-        page = None
-        if row.get("warc_file") and row.get("warc_offset") is not None:
-            page = fetch_page(row["warc_file"], int(row["warc_offset"]), ic, counts)
-        else:
-            counts.add("refetch_no_offset")
-        if page is not None:
-            res = extract_html(page.html, page.url, timeout_s=ic.extract_timeout_s, favor=ic.favor,
-                               extractor=cfg.final.extractor)
-            text = (getattr(res, "text", "") or "").strip()
-            if not hasattr(res, "text"):
-                counts.add(f"reextract_{res.reason}")
-            elif len(text) < ic.min_text_chars:
-                counts.add("reextract_text_too_short")
-            else:
-                out["text"], out["n_tokens"] = text, count_tokens(text)
-                counts.add("reextracted")
-        yield out
+    out = {c: row.get(c) for c in _COLS}
+    before = counts.as_dict()
+    page = None
+    if row.get("warc_file") and row.get("warc_offset") is not None:
+        page = fetch_page(row["warc_file"], int(row["warc_offset"]), ic, counts)
+    else:
+        counts.add("refetch_no_offset")
+    if page is None:
+        after = counts.as_dict()
+        changed = [k for k in after if after[k] != before.get(k, 0)]
+        return out, (changed[0] if changed else "refetch_failed")
+    res = extract_html(page.html, page.url, timeout_s=ic.extract_timeout_s, favor=ic.favor,
+                       extractor=cfg.final.extractor)
+    text = (getattr(res, "text", "") or "").strip()
+    if not hasattr(res, "text"):
+        outcome = f"reextract_{res.reason}"
+    elif len(text) < ic.min_text_chars:
+        outcome = "reextract_text_too_short"
+    else:
+        out["text"], out["n_tokens"] = text, count_tokens(text)
+        outcome = "reextracted"
+    counts.add(outcome)
+    return out, outcome
 
 
 def needs_reextraction(cfg: Config) -> bool:
     return cfg.final.extractor not in ("ingest", cfg.ingest.extractor)
 
 
-def reextract_df(spark, corpus_df, pages_df, cfg: Config):
-    """The final corpus (FINAL_CORPUS) with its text from ``final.extractor`` (see module doc)."""
+def reextract_df(spark, corpus_df, pages_df, cfg: Config, keep_outcome: bool = False):
+    """The final corpus (FINAL_CORPUS) with its text from ``final.extractor`` (see module doc).
+
+    With ``keep_outcome`` it has one more column, ``reextract_outcome``: ``reextracted`` or the
+    reason the page kept its bulk text (:func:`outcome_counts` aggregates it)."""
     if not needs_reextraction(cfg):
         return corpus_df
     from pyspark.sql import functions as F
@@ -70,11 +84,19 @@ def reextract_df(spark, corpus_df, pages_df, cfg: Config):
 
     def task(it):
         counts = Counts("final", "")
-        for row in reextract_rows((r.asDict() for r in it), cfg, counts):
-            yield tuple(row[c] for c in _COLS)
+        for r in it:
+            row, outcome = reextract_row(r.asDict(), cfg, counts)
+            yield tuple(row[c] for c in _COLS) + (outcome,)
 
     from pyspark import StorageLevel
 
     # persisted: the final stage reads the corpus for decontamination and again for the write
-    return rdd_to_df(spark, ordered.rdd.mapPartitions(task), schemas.FINAL_CORPUS).select(
-        *[F.col(c) for c in _COLS]).persist(StorageLevel.MEMORY_AND_DISK)
+    noted = rdd_to_df(spark, ordered.rdd.mapPartitions(task),
+                      schemas.FINAL_CORPUS + ", reextract_outcome STRING").persist(StorageLevel.MEMORY_AND_DISK)
+    return noted if keep_outcome else noted.select(*[F.col(c) for c in _COLS])
+
+
+def outcome_counts(noted_df) -> dict:
+    """``{outcome: pages}`` of a :func:`reextract_df` result kept with its outcome column (one
+    small aggregate: a handful of distinct outcomes reach the driver)."""
+    return {r[0]: int(r[1]) for r in noted_df.groupBy("reextract_outcome").count().collect()}

@@ -78,6 +78,10 @@ def test_uninterrupted_run_reports_the_contract(straight_run):
         assert cur["seed_positives"] == prev["seed_positives"] + prev["seed_added"]
     assert s["final"]["pages"] == len(corpus(straight_run)) == its[-1]["collected_pages"]
     assert s["final"]["pages_removed_by_decontamination"] is None       # no --benchmarks
+    # final.extractor (trafilatura) re-extracted the corpus from the bulk pass (resiliparse): one
+    # outcome per page, counted
+    assert sum(s["reextraction"].values()) == s["final"]["pages"]
+    assert s["reextraction"]["reextracted"] >= 0.9 * s["final"]["pages"]
     page = (straight_run / "report" / "index.html").read_text()
     assert "<svg" in page and "True precision" in page
 
