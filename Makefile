@@ -18,7 +18,7 @@ $(BIN)/corpus-pipeline: pyproject.toml
 setup: $(BIN)/corpus-pipeline
 
 test: setup
-	$(BIN)/python -m pytest -q -rs
+	$(BIN)/python -m pytest -q -rs --durations=30
 
 test-fast: setup
 	$(BIN)/python -m pytest -q -m "not spark and not cluster and not slow"
@@ -34,8 +34,8 @@ $(VENV35)/bin/corpus-pipeline: pyproject.toml
 # (kept lean for CI's time: every Spark test that is not slow-marked, and the end-to-end loop file:
 #  uninterrupted run, rerun, kill and resume, manual annotation, bad inputs, rerun with benchmarks)
 test-spark35: $(VENV35)/bin/corpus-pipeline
-	PYSPARK_PYTHON=$(abspath $(VENV35)/bin/python) $(VENV35)/bin/python -m pytest -q -rs -m "spark and not slow" tests
-	PYSPARK_PYTHON=$(abspath $(VENV35)/bin/python) $(VENV35)/bin/python -m pytest -q -rs tests/e2e/test_loop_e2e.py
+	PYSPARK_PYTHON=$(abspath $(VENV35)/bin/python) $(VENV35)/bin/python -m pytest -q -rs --durations=15 -m "spark and not slow" tests
+	PYSPARK_PYTHON=$(abspath $(VENV35)/bin/python) $(VENV35)/bin/python -m pytest -q -rs --durations=15 tests/e2e/test_loop_e2e.py
 
 demo: setup
 	$(BIN)/corpus-pipeline minicrawl --out $(DEMO_DIR)/crawl --pages $(DEMO_PAGES) --random-seed 1
