@@ -72,6 +72,7 @@ class DedupConfig:
     rows: int = 8                          # bands x rows = num_perm
     minhash_seed: int = 1
     verify_jaccard: Optional[float] = 0.7  # exact Jaccard check on candidate pairs; None disables
+    verify_with: str = "shingles"          # Jaccard from shingle sets (exact) or "signatures" (estimated, fixed size)
     max_iterations_cc: int = 30            # connected components rounds
     sample_pairs: int = 20                 # removed pairs kept for the report
     sub_buckets: int = 64                  # LSH buckets split by page hash: no task holds a whole large bucket
@@ -273,6 +274,8 @@ def _check_ranges(cfg: Config) -> None:
     need(cfg.dedup.bands >= 1 and cfg.dedup.rows >= 1, "dedup.bands", "bands and rows must be >= 1")
     need(cfg.dedup.verify_jaccard is None or 0 < cfg.dedup.verify_jaccard <= 1,
          "dedup.verify_jaccard", "must be in (0, 1] or unset")
+    need(cfg.dedup.verify_with in ("shingles", "signatures"), "dedup.verify_with",
+         "must be shingles or signatures")
     need(cfg.dedup.max_iterations_cc >= 1, "dedup.max_iterations_cc", "must be >= 1")
     need(cfg.dedup.sample_pairs >= 0, "dedup.sample_pairs", "must be >= 0")
     need(cfg.dedup.sub_buckets >= 1, "dedup.sub_buckets", "must be >= 1")

@@ -72,7 +72,7 @@ EXTRACT_KEYS = ("ingest.max_page_bytes", "ingest.extract_timeout_s", "ingest.min
                 "ingest.keep_status", "ingest.html_content_types", "ingest.manifest_base", "ingest.favor",
                 "ingest.extractor")
 NEAR_KEYS = ("dedup.near", "dedup.shingle_size", "dedup.bands", "dedup.rows", "dedup.minhash_seed",
-             "dedup.verify_jaccard", "dedup.max_iterations_cc", "dedup.sub_buckets", "dedup.rescue_rounds")
+             "dedup.verify_jaccard", "dedup.verify_with", "dedup.max_iterations_cc", "dedup.sub_buckets", "dedup.rescue_rounds")
 
 # ingest, in order
 EXTRACT = Stage("extract", "ingest/extract", keys=EXTRACT_KEYS)     # one committed batch=NNNNN per file group

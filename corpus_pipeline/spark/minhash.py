@@ -24,6 +24,11 @@ Steps (nothing proportional to the corpus is collected to the driver: only
    both are still compared.  (The shingle
    ids of candidate pages are computed even when verification is off: they
    give the ``similarity`` column and the text lengths for the survivor rule.)
+   With ``cfg.verify_with = "signatures"`` the candidate pages carry their MinHash
+   signature instead (``bands x rows`` values, whatever the text's length) and the
+   similarity is the share of agreeing signature positions, an unbiased estimate of
+   the Jaccard (standard error 0.043 at 0.7 with 112 values): the rows a verification
+   join moves stay the same small size when a bucket's root is a very long page.
 4. **Connected components** of the kept edges in Spark (``spark.components``).
 5. **Survivor** per cluster, by rule: the page with the longest text (in
    characters); ties go to the smallest page_id.  Independent of partitioning
@@ -75,6 +80,20 @@ def _shingle_partition(k: int):
     def run(it):
         return mh.doc_shingle_rows(((r[0], r[1]) for r in it), k)
     return run
+
+
+def _signature_partition(num_perm: int, seed: int, k: int):
+    def run(it):
+        return mh.doc_signature_rows(((r[0], r[1]) for r in it), num_perm, seed, k)
+    return run
+
+
+def _signature_sim_col(a: str, b: str):
+    """Share of equal positions of two signature arrays (mh.signature_similarity in SQL)."""
+    same = F.aggregate(F.zip_with(F.col(a), F.col(b), lambda x, y: F.when(x == y, 1).otherwise(0)),
+                       F.lit(0), lambda acc, v: acc + v)
+    n = F.size(F.col(a))
+    return F.when((n > 0) & (n == F.size(F.col(b))), same / n).otherwise(F.lit(0.0)).cast("double")
 
 
 def _jaccard_col(a: str, b: str):
@@ -161,7 +180,12 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
     #    their group's root fails form a new group without it (rescue rounds)
     nodes = cand.select(F.col("src").alias("page_id")).union(cand.select(F.col("dst").alias("page_id"))).distinct()
     cand_docs = docs.join(nodes.hint("shuffle_hash"), "page_id")
-    sh_rdd = cand_docs.rdd.mapPartitions(_shingle_partition(k))
+    if cfg.verify_with == "signatures":
+        sh_rdd = cand_docs.rdd.mapPartitions(_signature_partition(bands * rows, cfg.minhash_seed, k))
+        sim_col = _signature_sim_col
+    else:
+        sh_rdd = cand_docs.rdd.mapPartitions(_shingle_partition(k))
+        sim_col = _jaccard_col
     sh = rdd_to_df(spark, sh_rdd, SHINGLES_DDL).persist(StorageLevel.MEMORY_AND_DISK)
     sa = sh.select(F.col("page_id").alias("src"), F.col("sh").alias("sa"))
     sb = sh.select(F.col("page_id").alias("dst"), F.col("sh").alias("sb"))
@@ -172,7 +196,7 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
         for rnd in range(cfg.rescue_rounds + 1):
             pairs = ctx.select("src", "dst").distinct()
             sims = (pairs.join(sa.hint("shuffle_hash"), "src").join(sb.hint("shuffle_hash"), "dst")
-                    .select("src", "dst", _jaccard_col("sa", "sb").alias("sim")))
+                    .select("src", "dst", sim_col("sa", "sb").alias("sim")))
             # checkpointed: each round's plan starts from data, not from the previous rounds' plans
             judged = materialize(ctx.join(sims, ["src", "dst"]), reliable=True)
             ok = judged.where(F.col("sim") >= F.lit(t)).select("src", "dst")
@@ -218,7 +242,7 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
             .join(sh.select(F.col("page_id").alias("kept_page_id"), F.col("sh").alias("sb")).hint("shuffle_hash"),
                   "kept_page_id")
             .select("page_id", "kept_page_id", F.lit("near").alias("kind"),
-                    _jaccard_col("sa", "sb").alias("similarity"))
+                    sim_col("sa", "sb").alias("similarity"))
             .select(*columns(DUPLICATES)))
     dups = materialize(dups, reliable=True)   # the returned tables read from the checkpoint
     for df in {id(x): x for x in (cand, cand_ctx, sh, edges)}.values():
@@ -266,6 +290,7 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
         "rows": rows,
         "threshold": round(mh.threshold(bands, rows), 4),
         "verify_jaccard": cfg.verify_jaccard,
+        "verify_with": cfg.verify_with,
     }
     return NearDedupResult(kept=kept, duplicates=dups, counts=counts, sample_pairs=sample_pairs,
                            timings=timings)

@@ -290,6 +290,56 @@ def test_agreement_with_brute_force_verified(spark, corpus, tmp_path):
     assert res.counts["removed"] == len(dups) and all(r["similarity"] > 0 for r in dups)
 
 
+def test_signature_verification_estimates_jaccard_and_agrees_with_exact(spark, corpus, tmp_path):
+    """dedup.verify_with = signatures: each removed page's similarity is the share of agreeing
+    MinHash positions (the pure reference, exactly); clusters only join pages linked by pairs of
+    true Jaccard >= t - 0.15 (3.5 standard errors of the estimate); pairs clearly above t are
+    found as often as with exact shingle verification."""
+    items, sims = corpus
+    bands, rows, t = 14, 8, 0.7
+    common = dict(bands=bands, rows=rows, verify_jaccard=t, sample_pairs=0)
+    est = _run(spark, _pages_df(spark, items), DedupConfig(verify_with="signatures", **common), tmp_path, "sig")
+    exact = _run(spark, _pages_df(spark, items), DedupConfig(**common), tmp_path, "sh")
+    assert est.counts["verify_with"] == "signatures" and exact.counts["verify_with"] == "shingles"
+    dups = [r.asDict() for r in est.duplicates.collect()]
+    assert dups
+    sig = {pid: s for pid, _, s in mh.doc_signature_rows(items, bands * rows, 1, 5)}
+    for r in dups:
+        assert r["similarity"] == pytest.approx(mh.signature_similarity(sig[r["page_id"]], sig[r["kept_page_id"]]))
+    parent = {p: p for p, _ in items}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+    for (a, b), s in sims.items():
+        if s >= t - 0.15:
+            parent[find(a)] = find(b)
+    by_cluster = defaultdict(set)
+    for p, k in _clusters(dups).items():
+        by_cluster[k].add(p)
+    for members in by_cluster.values():
+        assert len({find(p) for p in members}) == 1, members
+    c_est, c_exact = _clusters(dups), _clusters([r.asDict() for r in exact.duplicates.collect()])
+    clear = [k for k, s in sims.items() if s >= 0.85]
+    assert len(clear) >= 50
+    found_est = sum(_same_cluster(c_est, a, b) for a, b in clear)
+    found_exact = sum(_same_cluster(c_exact, a, b) for a, b in clear)
+    assert found_est >= found_exact - max(2, 0.03 * len(clear)), (found_est, found_exact, len(clear))
+
+
+def test_signature_similarity_reference():
+    a = mh.doc_signature_rows([("x", "the quick brown fox jumps over the lazy dog " * 3)], 112, 1, 5)
+    (_, n_chars, sa), = list(a)
+    assert len(sa) == 112 and n_chars > 0
+    assert mh.signature_similarity(sa, sa) == 1.0
+    assert mh.signature_similarity(sa, [v + 1 for v in sa]) == 0.0
+    assert mh.signature_similarity([], []) == 0.0 and mh.signature_similarity(sa, sa[:10]) == 0.0
+    (_, _, empty), = list(mh.doc_signature_rows([("e", "")], 112, 1, 5))
+    assert empty == []
+
+
 # ----------------------------------------------------------------- nothing proportional to the corpus on the driver
 @pytest.mark.slow
 def test_50k_pages_with_tiny_max_result_size():
