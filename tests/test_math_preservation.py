@@ -133,3 +133,42 @@ def test_non_math_pages_report_no_math_markup(bench_dir, index, extractor):
         if isinstance(r, Extracted) and r.has_math_markup:
             flagged.append((rec["file"], r.math_kinds))
     assert not flagged
+
+
+def test_resiliparse_math_hint_never_misses_a_page_rewrite_math_changes(shared_data):
+    # The resiliparse path sends a page through lxml and rewrite_math only when math_hint says so;
+    # the hint is a cheap byte scan, so it must hold on every real page where rewrite_math (or the
+    # engine test) finds anything: maths benchmark pages and the labeled real pages alike.
+    import gzip
+
+    from lxml.html import tostring
+    from trafilatura.utils import load_html
+
+    from corpus_pipeline.extractors.resiliparse import math_hint
+    from corpus_pipeline.mathhtml import engine_loaded, rewrite_math
+    from corpus_pipeline.warc import decode_html
+
+    from corpus_pipeline.extract_quality import webkit_pages
+
+    def pages():
+        for p in sorted((shared_data / "html").rglob("*.html*")):
+            raw = p.read_bytes()
+            yield p.name, decode_html(gzip.decompress(raw) if p.suffix == ".gz" else raw, "text/html")[0]
+        for page in webkit_pages(shared_data):
+            yield page[0], page[2]
+
+    checked = with_maths = 0
+    for name, html in pages():
+        if not html:
+            continue
+        tree = load_html(html)
+        if tree is None:
+            continue
+        before = tostring(tree, encoding="unicode")
+        kinds = rewrite_math(tree, html)
+        found = bool(kinds) or bool(engine_loaded(tree)) or tostring(tree, encoding="unicode") != before
+        checked += 1
+        if found:
+            with_maths += 1
+            assert math_hint(html), name
+    assert checked > 1200 and with_maths >= 60, (checked, with_maths)

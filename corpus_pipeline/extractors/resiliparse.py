@@ -16,23 +16,32 @@ from ..extract import Skip, finish_text
 
 # Every element rewrite_math and engine_loaded look for has one of these in its markup (lower-cased):
 # KaTeX / MathJax / MathJax 3 classes, tags and scripts, Wikipedia's maths wrapper,
-# <script type="math/...">, <math> and <m:math>, ASCIIMath engines; or class="... math ...";
-# or an <img> whose src/class hint at TeX (mathhtml's image hints).  Substring tests first:
-# one alternation regex over a whole page cost ~10 ms, as much as the extraction.
-_HINT_WORDS = ("katex", "mathjax", "mjx", "mwe-math", "math/", "<math", ":math", "asciimath", "am_")
-_CLASS_MATH = re.compile(r"class\s*=\s*[\"']?[^\"'>]*\bmath\b")
-_IMG_TAG = re.compile(r"<img\b[^>]*>")
-_IMG_HINT = re.compile(r"(?:src|class)\s*=\s*(?:\"[^\"]*|'[^']*|[^\s>]*)(?:tex|chl=|mwe-math|equation|formula)")
+# <script type="math/...">, <math> and <m:math>, ASCIIMath engines (as mathhtml._ASCIIMATH_ENGINE
+# finds them: ``asciimath``, ``=AM_``, ``,AM_``, ``/AM_``); or class="... math ..."; or an <img>
+# whose src/class hint at TeX (mathhtml's image hints).  Measured on 1,194 real pages of 176 KB
+# mean: the test costs 1 ms a page against 2.4 ms for the first version (lower-casing the str,
+# eleven substring scans, a Python loop over <img> tags), so the words that contain "math" are
+# only looked for when "math" is there, and everything runs on ASCII-lower-cased UTF-8 bytes.  A bare
+# "am_" matched a sixth of ordinary news pages ("param_", "stream_") and sent them through lxml.
+_MATH_WORDS = (b"mathjax", b"mwe-math", b"math/", b"<math", b":math", b"asciimath")
+_CLASS_MATH = re.compile(rb"class\s*=\s*[\"']?[^\"'>]*\bmath\b")
+_IMG_HINT = re.compile(rb"<img\b[^>]*?(?:src|class)\s*=\s*(?:\"[^\"]*|'[^']*|[^\s>]*)"
+                       rb"(?:tex|chl=|mwe-math|equation|formula)")
 
 
 def math_hint(html: str) -> bool:
     """True when the page may hold maths markup that rewrite_math handles (never misses one)."""
-    low = html.lower()
-    if any(w in low for w in _HINT_WORDS):
+    low = html.encode("utf-8", "surrogatepass").lower()
+    has_math = b"math" in low
+    if has_math and any(w in low for w in _MATH_WORDS):
         return True
-    if "math" in low and _CLASS_MATH.search(low):
+    if b"katex" in low or b"mjx" in low:
         return True
-    return "<img" in low and any(_IMG_HINT.search(m.group(0)) for m in _IMG_TAG.finditer(low))
+    if b"am_" in low and (b"=am_" in low or b",am_" in low or b"/am_" in low):
+        return True
+    if has_math and _CLASS_MATH.search(low):
+        return True
+    return b"<img" in low and _IMG_HINT.search(low) is not None
 
 
 # control characters resiliparse passes through (trafilatura drops them): never text
