@@ -118,11 +118,15 @@ _IMG_URL_TEX = [
     # mimeTeX / mathTeX / latexrender CGI
     (re.compile(r"(?:mime|math)tex(?:\.cgi|\.exe|\.php)?\?(.*)$", re.I | re.S), unquote),
 ]
-_IMG_CLASS_TEX = re.compile(r"(?:^|\s)(?:latex|tex|mwe-math-fallback-image[\w-]*|math-?tex|"
+# "latex"/"tex" with a display or inline variant ("tex-display", "latex_inline", AoPS's "latexcenter")
+_IMG_CLASS_TEX = re.compile(r"(?:^|\s)(?:(?:la)?tex(?:[-_]?(?:display|inline|block|center))?|"
+                            r"mwe-math-fallback-image[\w-]*|math-?tex|"
                             r"ql-img-inline-formula|equation|formula)(?:\s|$)", re.I)
 _BR = re.compile(r"<br\s*/?>", re.I)
 _TEX_CMD = re.compile(r"\\[A-Za-z]+")
 _TEXY = re.compile(r"\\[A-Za-z]+|[\^_{}]")
+# an alt text that is one delimited formula: $..$, $$..$$, \(..\), \[..\]
+_ALT_DELIMS = re.compile(r"^(?:\$\$([^$]+)\$\$|\$([^$]+)\$|\\\((.+)\\\)|\\\[(.+)\\\])$", re.S)
 
 # $...$ with a TeX command inside, $$...$$, \(...\), \[...\], \begin{env}
 _TEXT_DELIMS = re.compile(
@@ -227,7 +231,8 @@ def img_tex(img) -> str | None:
         if from_url is None and "mwe-math" not in cls and "latex" not in cls.lower() \
                 and not _TEXY.search(alt):
             return None
-        tex = alt
+        m = _ALT_DELIMS.match(alt.strip())   # AoPS writes alt="$x^2$": our delimiters go around it
+        tex = next(g for g in m.groups() if g is not None) if m else alt
     tex = clean_tex(tex)
     return tex or None
 
@@ -274,7 +279,7 @@ def rewrite_math(tree: HtmlElement, html: str | None = None) -> list:
             if tex:
                 kinds.add("img_tex")
                 cls = el.get("class") or ""
-                _replace(el, _delimited(tex, "display" in cls), removed)
+                _replace(el, _delimited(tex, "display" in cls or "center" in cls or "block" in cls), removed)
             continue
         if tag == "mjx-container":
             math = next((m for m in el.iter() if local_name(m) == "math"), None)

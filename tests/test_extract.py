@@ -149,6 +149,12 @@ def test_wikipedia_math_element_counted_once():
      "{\\displaystyle x}"),
     ('src="/photo.jpg" alt="A photo of the author"', None),
     ('src="/img/eq1.png" class="equation" alt="Figure one"', None),
+    # display/inline variants of the tex class, and alt texts that carry their own delimiters
+    ('src="/latex/a78692d6.png" class="tex-display" alt="\\dim \\ker T = n"', "\\dim \\ker T = n"),
+    ('src="//latex.artofproblemsolving.com/3/a.png" class="latexcenter" alt="$x^2 + y^2$"', "x^2 + y^2"),
+    ('src="/a.png" class="latex" alt="$$\\sum_i a_i$$"', "\\sum_i a_i"),
+    ('src="/a.png" class="latex" alt="\\(a_1\\)"', "a_1"),
+    ('src="/img/wall.png" class="texture" alt="x^2 wall"', None),
 ])
 def test_img_tex(attrs, expected):
     img = lxml.html.fragment_fromstring(f"<img {attrs}>")
@@ -162,6 +168,16 @@ def test_formula_images_in_page():
     assert "$\\kappa$" in r.text
     assert "avatar" not in r.text
     assert r.math_kinds == ["img_tex"]
+
+
+def test_display_formula_image_becomes_display_tex():
+    # a question's display formula (<div class="math-display"><img class="tex-display">) was lost
+    r = run('<p>Suppose the map is linear and we know its kernel and its image, then</p>'
+            '<div class="math-display"><img class="tex-display" src="/latex/a7.png" '
+            'alt="\\dim \\ker T + \\operatorname{rank} T = \\dim V"></div>'
+            '<p>follows, and the rest of the argument is a short computation with the basis.</p>')
+    assert "$$\\dim \\ker T + \\operatorname{rank} T = \\dim V$$" in r.text
+    assert "img_tex" in r.math_kinds
 
 
 def test_mathjax3_container_and_bbcode_forum_tags():
