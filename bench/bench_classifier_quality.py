@@ -11,8 +11,10 @@ development crawl's Chinese source pages (OI Wiki number theory held out of the 
 non-maths folders), scored by the same models but never trained on in that half.
 
 Variants, side by side (targets: precision and recall >= 0.9 at the default threshold 0.5):
-``default`` (the shipped ``classify.tokens`` and settings), ``whole documents``
-(``classifier.train_chunk_words = 0``), ``+ MATH train`` (750 MATH train problems with
+``default`` (the shipped ``classify.tokens`` and settings), ``delimiters apart (before)``
+(``\\( \\) \\[ \\] $$`` kept as tokens of their own, the preparation before they were unified
+with ``$``), ``chunk 56/48/40`` (``classifier.train_chunk_words``; default 64), ``whole
+documents`` (``train_chunk_words = 0``), ``+ MATH train`` (750 MATH train problems with
 solutions added to the positives; MIT licence).  ``BENCH_QUALITY_VARIANTS`` picks some by name.
 """
 from __future__ import annotations
@@ -89,12 +91,32 @@ def measure(d: dict, cfg=None, extra_pos: list = ()) -> dict:
     return out
 
 
+def _delimiters_apart(fn):
+    """``fn`` run with the text preparation that kept ``\\(`` ``\\[`` ``$$`` apart (before)."""
+    def run():
+        from functools import partial
+
+        from corpus_pipeline import classify as C
+
+        keep = C.tokens
+        C.tokens = partial(keep, unify_delimiters=False)
+        try:
+            return fn()
+        finally:
+            C.tokens = keep
+    return run
+
+
 def variants(d: dict) -> dict:
     from corpus_pipeline.config import ClassifierConfig
 
     base = ClassifierConfig()
     return {
         "default": lambda: measure(d, base),
+        "delimiters apart (before)": _delimiters_apart(lambda: measure(d, base)),
+        "chunk 56": lambda: measure(d, replace(base, train_chunk_words=56)),
+        "chunk 48": lambda: measure(d, replace(base, train_chunk_words=48)),
+        "chunk 40": lambda: measure(d, replace(base, train_chunk_words=40)),
         "whole documents": lambda: measure(d, replace(base, train_chunk_words=0)),
         "+ MATH train": lambda: measure(d, base, d["math_train"]),
     }
@@ -109,7 +131,8 @@ def main() -> None:
           f"{len(d['seed'])} seed documents")
     wanted = [v.strip() for v in os.environ.get("BENCH_QUALITY_VARIANTS", "").split(",") if v.strip()]
     f = lambda x: "n/a" if x is None else f"{x:.3f}"    # noqa: E731
-    print("\n| variant | eval set | maths | non-maths | precision | recall |\n|---|---|---:|---:|---:|---:|")
+    print("\n| variant | eval set | maths | non-maths | precision | recall | avg. precision |\n"
+          "|---|---|---:|---:|---:|---:|---:|")
     for name, run in variants(d).items():
         if wanted and name not in wanted:
             continue
@@ -118,7 +141,7 @@ def main() -> None:
             if k.startswith("_"):
                 continue
             print(f"| {name} | {k} | {m['n_positive']} | {m['n_negative']} | {f(m['precision'])} | "
-                  f"{f(m['recall'])} |")
+                  f"{f(m['recall'])} | {f(m['average_precision'])} |")
         if name == "default":
             print("errors of the default:", res["_errors"])
 

@@ -1,8 +1,9 @@
 """The fastText maths classifier (pure: no Spark).
 
 * :func:`prepare`: the one text preparation shared by training and scoring
-  (NFKC, lower case, TeX commands kept as tokens, CJK split into characters,
-  operators as tokens, numbers kept whole, truncation to ``max_words``).
+  (NFKC, lower case, maths delimiters unified, TeX commands kept as tokens,
+  CJK split into characters, operators as tokens, numbers kept whole,
+  truncation to ``max_words``).
 * :func:`train_model`: fastText with the paper's settings from
   :class:`~corpus_pipeline.config.ClassifierConfig`, deterministic (one thread,
   fixed seed, training lines in an order fixed by a hash, not by input order).
@@ -51,23 +52,31 @@ _TOKEN = re.compile(
     r"|\\[^a-z\s]"                   # TeX control symbol: \{ \, \\
 )
 _CHARS_PER_TOKEN_CAP = 12             # raw text is cut to max_words * this before tokenizing
+# TeX maths delimiters as sites serve them: \( \) \[ \] and $$ (not the line break \\[2pt]).
+# They all become one "$" token, so that a page whose MathJax uses \( ... \) reads like the seed's
+# $ ... $ (the development crawl's OpenStax and LMFDB pages do): on the labeled real pages this
+# raised average precision 0.665 -> 0.721 at chunk 64 (README, classifier quality).
+_DELIMITER = re.compile(r"(?<!\\)\\[()\[\]]|\$\$")
 
 
-def tokens(text: str, max_words: int) -> list[str]:
-    """The first ``max_words`` tokens of ``text`` (see :func:`prepare`)."""
+def tokens(text: str, max_words: int, unify_delimiters: bool = True) -> list[str]:
+    """The first ``max_words`` tokens of ``text`` (see :func:`prepare`);
+    ``unify_delimiters=False`` keeps ``\\(`` and ``$$`` apart (the preparation before it)."""
     if not text:
         return []
     t = text[: max_words * _CHARS_PER_TOKEN_CAP]
     if not unicodedata.is_normalized("NFKC", t):
         t = unicodedata.normalize("NFKC", t)
+    if unify_delimiters:
+        t = _DELIMITER.sub(" $ ", t)
     return _TOKEN.findall(t.lower())[:max_words]
 
 
 def prepare(text: Optional[str], max_words: int = 2000) -> str:
     """One line of space-separated tokens that fastText reads as words.
 
-    NFKC-normalized and lower-cased; ``\\frac`` and other TeX commands are one
-    token each; each CJK character is a token (fastText's word n-grams then see
+    NFKC-normalized and lower-cased; the maths delimiters ``\\( \\) \\[ \\] $$``
+    become ``$``; ``\\frac`` and other TeX commands are one token each; each CJK character is a token (fastText's word n-grams then see
     character bigrams and trigrams); numbers are tokens (decimals kept whole);
     operators and maths symbols are tokens of their
     own; other punctuation is dropped.  Truncated to the first ``max_words``

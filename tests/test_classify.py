@@ -32,6 +32,13 @@ def test_prepare_keeps_tex_commands_and_operators_as_tokens():
     assert C.prepare(r"\{ x \} \\") .split() == [r"\{", "x", r"\}", "\\\\"]
 
 
+def test_prepare_unifies_maths_delimiters():
+    # \( \) \[ \] and $$ read as the seed's $ (MathJax sites serve either); a TeX line break stays
+    assert C.prepare(r"where \(x^2\) and \[ y \] or $$z$$") == C.prepare("where $x^2$ and $ y $ or $z$")
+    assert C.prepare(r"a \\[2pt] b").split() == ["a", "\\\\", "[", "2", "pt", "]", "b"]
+    assert C.tokens(r"\(x\)", 10, unify_delimiters=False) == ["\\(", "x", "\\)"]
+
+
 def test_prepare_nfkc_numbers_and_table_bars():
     # full-width letters/digits/brackets fold to ASCII; decimals stay one token
     assert C.prepare("ＧＣＤ（１２） = 3.14") == "gcd ( 12 ) = 3.14"
