@@ -249,13 +249,20 @@ def test_agreement_with_brute_force_no_verification(spark, corpus, tmp_path):
                                                                                  n_pairs_total)
 
 
-def test_agreement_with_brute_force_verified(spark, corpus, tmp_path):
+@pytest.fixture(scope="module")
+def verified(spark, corpus, tmp_path_factory):
+    """near_dedup of the corpus with exact verification at 0.7 (14 x 8 bands)."""
+    items, _ = corpus
+    return _run(spark, _pages_df(spark, items), DedupConfig(bands=14, rows=8, verify_jaccard=0.7, sample_pairs=0),
+                tmp_path_factory.mktemp("verified"), "bf_ver")
+
+
+def test_agreement_with_brute_force_verified(corpus, verified):
     """With verification at t: clusters never join pages that are not linked by pairs with
     Jaccard >= t (precision), and pairs >= t are found at the S-curve's rate (recall)."""
     items, sims = corpus
     bands, rows, t = 14, 8, 0.7
-    res = _run(spark, _pages_df(spark, items), DedupConfig(bands=bands, rows=rows, verify_jaccard=t,
-                                                           sample_pairs=0), tmp_path, "bf_ver")
+    res = verified
     dups = [r.asDict() for r in res.duplicates.collect()]
     clusters = _clusters(dups)
     # brute-force components of the graph of pairs with Jaccard >= t
@@ -290,7 +297,7 @@ def test_agreement_with_brute_force_verified(spark, corpus, tmp_path):
     assert res.counts["removed"] == len(dups) and all(r["similarity"] > 0 for r in dups)
 
 
-def test_signature_verification_estimates_jaccard_and_agrees_with_exact(spark, corpus, tmp_path):
+def test_signature_verification_estimates_jaccard_and_agrees_with_exact(spark, corpus, verified, tmp_path):
     """dedup.verify_with = signatures: each removed page's similarity is the share of agreeing
     MinHash positions (the pure reference, exactly); clusters only join pages linked by pairs of
     true Jaccard >= t - 0.15 (3.5 standard errors of the estimate); pairs clearly above t are
@@ -299,7 +306,7 @@ def test_signature_verification_estimates_jaccard_and_agrees_with_exact(spark, c
     bands, rows, t = 14, 8, 0.7
     common = dict(bands=bands, rows=rows, verify_jaccard=t, sample_pairs=0)
     est = _run(spark, _pages_df(spark, items), DedupConfig(verify_with="signatures", **common), tmp_path, "sig")
-    exact = _run(spark, _pages_df(spark, items), DedupConfig(**common), tmp_path, "sh")
+    exact = verified                                  # the same settings, exact shingle Jaccard
     assert est.counts["verify_with"] == "signatures" and exact.counts["verify_with"] == "shingles"
     dups = [r.asDict() for r in est.duplicates.collect()]
     assert dups
