@@ -208,6 +208,21 @@ def corpus(shared_data):
     return items, sims
 
 
+def _true_components(items, sims, t):
+    """find(page) -> its component's root in the graph of pairs with true Jaccard >= t (union-find)."""
+    parent = {p: p for p, _ in items}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+    for (a, b), s in sims.items():
+        if s >= t:
+            parent[find(a)] = find(b)
+    return find
+
+
 def _same_cluster(clusters, a, b):
     return clusters.get(a) is not None and clusters.get(a) == clusters.get(b)
 
@@ -266,16 +281,7 @@ def test_agreement_with_brute_force_verified(corpus, verified):
     dups = [r.asDict() for r in res.duplicates.collect()]
     clusters = _clusters(dups)
     # brute-force components of the graph of pairs with Jaccard >= t
-    parent = {p: p for p, _ in items}
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-    for (a, b), s in sims.items():
-        if s >= t:
-            parent[find(a)] = find(b)
+    find = _true_components(items, sims, t)
     by_cluster = defaultdict(set)
     for p, s in clusters.items():
         by_cluster[s].add(p)
@@ -313,16 +319,7 @@ def test_signature_verification_estimates_jaccard_and_agrees_with_exact(spark, c
     sig = {pid: s for pid, _, s in mh.doc_signature_rows(items, bands * rows, 1, 5)}
     for r in dups:
         assert r["similarity"] == pytest.approx(mh.signature_similarity(sig[r["page_id"]], sig[r["kept_page_id"]]))
-    parent = {p: p for p, _ in items}
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-    for (a, b), s in sims.items():
-        if s >= t - 0.15:
-            parent[find(a)] = find(b)
+    find = _true_components(items, sims, t - 0.15)
     by_cluster = defaultdict(set)
     for p, k in _clusters(dups).items():
         by_cluster[k].add(p)
