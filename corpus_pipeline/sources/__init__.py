@@ -165,7 +165,10 @@ def fetch_page(ref: str, offset: int, cfg, counts: Counts):
         try:
             stream = open_stream(ref, cfg, int(offset))
             for page in warc.iter_records(stream, ref, cfg, got, base=int(offset), transient=is_transient):
-                return page if page.warc_offset == int(offset) else None
+                if page.warc_offset == int(offset):
+                    return page
+                counts.add("refetch_failed")     # the offset held another record than the one asked for
+                return None
             break
         except Exception as e:  # noqa: BLE001
             if is_transient(e) and attempt < cfg.file_attempts:

@@ -21,43 +21,39 @@ _COLS = schemas.columns(schemas.FINAL_CORPUS)
 
 def reextract_rows(rows, cfg: Config, counts: Counts):
     """Pure: FINAL_CORPUS dicts carrying ``warc_file``/``warc_offset`` -> FINAL_CORPUS dicts, the
-    text (and n_tokens) from ``final.extractor`` where it gives one.  Counts ``reextracted`` and,
-    for pages that keep their bulk text, the reason."""
+    text (and n_tokens) from ``final.extractor`` where it gives one.  Counts every row's outcome
+    (:func:`reextract_row`): ``reextracted`` or the reason the page kept its bulk text."""
     for row in rows:
-        yield reextract_row(row, cfg, counts)[0]
+        out, outcome = reextract_row(row, cfg)
+        counts.add(outcome)
+        yield out
 
 
-def reextract_row(row: dict, cfg: Config, counts: Counts) -> tuple:
+def reextract_row(row: dict, cfg: Config) -> tuple:
     """(FINAL_CORPUS dict, outcome): outcome is ``reextracted`` or the reason the page keeps its
-    bulk text (``refetch_*``, ``reextract_<skip reason>``, ``reextract_text_too_short``)."""
+    bulk text (``refetch_*`` or the record's skip reason, ``reextract_<skip reason>``,
+    ``reextract_text_too_short``)."""
     from ..extract import extract_html
     from ..sources import fetch_page
     from ..text import count_tokens
 
     ic = cfg.ingest
     out = {c: row.get(c) for c in _COLS}
-    before = counts.as_dict()
-    page = None
-    if row.get("warc_file") and row.get("warc_offset") is not None:
-        page = fetch_page(row["warc_file"], int(row["warc_offset"]), ic, counts)
-    else:
-        counts.add("refetch_no_offset")
+    if not row.get("warc_file") or row.get("warc_offset") is None:
+        return out, "refetch_no_offset"
+    failed = Counts()            # fetch_page counts its one reason here when it returns None
+    page = fetch_page(row["warc_file"], int(row["warc_offset"]), ic, failed)
     if page is None:
-        after = counts.as_dict()
-        changed = [k for k in after if after[k] != before.get(k, 0)]
-        return out, (changed[0] if changed else "refetch_failed")
+        return out, next(iter(failed.as_dict()))
     res = extract_html(page.html, page.url, timeout_s=ic.extract_timeout_s, favor=ic.favor,
                        extractor=cfg.final.extractor)
     text = (getattr(res, "text", "") or "").strip()
     if not hasattr(res, "text"):
-        outcome = f"reextract_{res.reason}"
-    elif len(text) < ic.min_text_chars:
-        outcome = "reextract_text_too_short"
-    else:
-        out["text"], out["n_tokens"] = text, count_tokens(text)
-        outcome = "reextracted"
-    counts.add(outcome)
-    return out, outcome
+        return out, f"reextract_{res.reason}"
+    if len(text) < ic.min_text_chars:
+        return out, "reextract_text_too_short"
+    out["text"], out["n_tokens"] = text, count_tokens(text)
+    return out, "reextracted"
 
 
 def needs_reextraction(cfg: Config) -> bool:
@@ -83,9 +79,8 @@ def reextract_df(spark, corpus_df, pages_df, cfg: Config, keep_outcome: bool = F
                .sortWithinPartitions("warc_file", "warc_offset"))
 
     def task(it):
-        counts = Counts("final", "")
         for r in it:
-            row, outcome = reextract_row(r.asDict(), cfg, counts)
+            row, outcome = reextract_row(r.asDict(), cfg)
             yield tuple(row[c] for c in _COLS) + (outcome,)
 
     from pyspark import StorageLevel
