@@ -208,19 +208,23 @@ def corpus(shared_data):
     return items, sims
 
 
-def _true_components(items, sims, t):
-    """find(page) -> its component's root in the graph of pairs with true Jaccard >= t (union-find)."""
-    parent = {p: p for p, _ in items}
+def union_find(nodes, edges):
+    """find(node) -> its component's root in the graph of ``edges`` (union-find with path halving)."""
+    parent = {n: n for n in nodes}
 
     def find(x):
         while parent[x] != x:
             parent[x] = parent[parent[x]]
             x = parent[x]
         return x
-    for (a, b), s in sims.items():
-        if s >= t:
-            parent[find(a)] = find(b)
+    for a, b in edges:
+        parent[find(a)] = find(b)
     return find
+
+
+def _true_components(items, sims, t):
+    """find(page) -> its component's root in the graph of pairs with true Jaccard >= t."""
+    return union_find([p for p, _ in items], [pair for pair, s in sims.items() if s >= t])
 
 
 def _same_cluster(clusters, a, b):
@@ -370,19 +374,10 @@ def test_connected_components_against_union_find(spark, tmp_path):
     edges += [(nodes[i], nodes[i + 1]) for i in range(70, 90)] + [(nodes[90], nodes[70])]  # a cycle
     edges += [(nodes[i], nodes[rng.randrange(100, 200)]) for i in range(100, 200)]  # random forest-ish
     edges += [(nodes[0], nodes[0])]                                                 # a self loop
-    parent = {n: n for e in edges for n in e}
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-    for a, b in edges:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
+    members = {n for e in edges for n in e}
+    find = union_find(members, edges)
     groups = defaultdict(set)
-    for n in parent:
+    for n in members:
         groups[find(n)].add(n)
     expect = {n: min(g) for g in groups.values() for n in g}
 

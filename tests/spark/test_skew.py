@@ -14,6 +14,7 @@ from corpus_pipeline.config import DedupConfig, SelectConfig
 from corpus_pipeline.dedup import minhash as mh
 
 from test_classify_spark import _reference as budget_reference   # the same straightforward rule
+from test_near_dedup import union_find
 
 pytestmark = pytest.mark.spark
 
@@ -59,21 +60,11 @@ def _reference(items, t):
     for pid, text in items:
         by_text[text].append(pid)
     reps = [(sorted(ps)[0], text) for text, ps in by_text.items()]
-    parent = {pid: pid for pid, _ in items}
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-    for ps in by_text.values():
-        for p in ps[1:]:
-            parent[find(p)] = find(ps[0])
+    edges = [(p, ps[0]) for ps in by_text.values() for p in ps[1:]]
     sets = [mh.shingles(text) for _, text in reps]
-    for i in range(len(reps)):
-        for j in range(i + 1, len(reps)):
-            if mh.jaccard(sets[i], sets[j]) >= t:
-                parent[find(reps[i][0])] = find(reps[j][0])
+    edges += [(reps[i][0], reps[j][0]) for i in range(len(reps)) for j in range(i + 1, len(reps))
+              if mh.jaccard(sets[i], sets[j]) >= t]
+    find = union_find([pid for pid, _ in items], edges)
     length = dict((pid, len(text)) for pid, text in items)
     comps = defaultdict(list)
     for pid, _ in items:
