@@ -236,7 +236,7 @@ def test_detect_text_delimiters_ignores_code_and_prices():
 
 # --- time limit ------------------------------------------------------------------
 
-def _huge_page(n_paragraphs: int = 100_000) -> str:
+def huge_page(n_paragraphs: int = 100_000) -> str:
     # large enough that every registered extractor needs several times the 0.1 s limit
     # (resiliparse, the fastest, takes 0.6-1.2 s on it; at 20,000 paragraphs it raced the limit)
     rows = "".join(f"<div><p>Paragraph {i} with some words in it, and then more words.</p></div>"
@@ -252,7 +252,7 @@ def _deep_page(depth: int = 50_000) -> str:
 def test_pathological_page_hits_time_limit_and_next_page_works():
     handler_before = signal.getsignal(signal.SIGALRM)
     t0 = time.monotonic()
-    r = extract_html(_huge_page(), "u", timeout_s=0.1)
+    r = extract_html(huge_page(), "u", timeout_s=0.1)
     elapsed = time.monotonic() - t0
     assert isinstance(r, Skip) and r.reason == "extract_timeout"
     assert elapsed < 3.0  # stopped near the limit, not after the whole extraction
@@ -293,7 +293,7 @@ def test_time_limit_outside_main_thread_uses_watchdog():
     results = {}
 
     def work():
-        results["skip"] = extract_html(_huge_page(), "u", timeout_s=0.1)
+        results["skip"] = extract_html(huge_page(), "u", timeout_s=0.1)
         results["ok"] = extract_html(page("<p>Fine page with enough words to be extracted.</p>"), "u")
         # the watchdog must not leave a pending exception behind once disarmed
         try:

@@ -55,3 +55,41 @@ def screenshot(tmp_path):
         driver.save_screenshot(path)
         return path
     return shoot
+
+
+# ------------------------------------------------------------------ shared runs (built once per session)
+# Tests that change a run work on a copy (shutil.copytree) and rerun with the same arguments.
+@pytest.fixture(scope="session")
+def crawl(tmp_path_factory):
+    """A 600-page mini-crawl (random seed 7) with its labels and its small planted benchmark."""
+    from runs import CLI, run_ok
+
+    d = tmp_path_factory.mktemp("crawl")
+    run_ok(CLI + ["minicrawl", "--out", str(d), "--pages", "600", "--random-seed", "7"])
+    assert (d / "benchmarks" / "gsm8k" / "test.jsonl").is_file()
+    return d
+
+
+@pytest.fixture(scope="session")
+def straight_run(crawl, tmp_path_factory):
+    """The whole loop on ``crawl`` with the automatic proposer, uninterrupted (``runs.run_args``)."""
+    from runs import run_args, run_ok
+
+    run = tmp_path_factory.mktemp("straight") / "run"
+    run_ok(run_args(crawl, run))
+    return run
+
+
+@pytest.fixture(scope="session")
+def paused_run(crawl, tmp_path_factory):
+    """A manual-annotation run on ``crawl`` paused at iteration 1's worksheet (``runs.manual_args``)."""
+    import json
+
+    from runs import manual_args, run_ok
+
+    run = tmp_path_factory.mktemp("paused") / "run"
+    p = run_ok(manual_args(crawl, run))
+    assert str(run / "iter=001" / "annotations" / "marked_paths.txt") in p.stdout   # says where to mark
+    state = json.loads((run / "loop.json").read_text())
+    assert state["stopped_because"] == "awaiting_annotation" and state["last_iteration"] == 1, state
+    return run

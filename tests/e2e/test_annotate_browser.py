@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,23 +17,14 @@ import pyarrow.parquet as pq
 
 from corpus_pipeline.runfolder import committed_data
 import pytest
+from runs import CLI, ENV, SETTINGS, manual_args, run_ok
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
-CLI = [sys.executable, "-m", "corpus_pipeline"]
-ENV = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
-SETTINGS = ["--set", "spark.master=\"local[2]\"", "--set", "spark.conf={\"spark.ui.enabled\" = \"false\"}"]
 
 
 def run_loop(crawl: Path, run: Path) -> subprocess.CompletedProcess:
-    p = subprocess.run(CLI + ["run", "--input", str(crawl / "warc" / "*.warc.gz"), "--run", str(run),
-                              "--labels", str(crawl / "labels.jsonl"), "--max-iterations", "3",
-                              "--annotate", "manual", *SETTINGS,
-                              # never stop on saturation before iteration 2's worksheet (overlap 1.0 only)
-                              "--set", "loop.saturation=1.0"],
-                       env=ENV, capture_output=True, text=True, timeout=900)
-    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
-    return p
+    return run_ok(manual_args(crawl, run))
 
 
 def start_server(run: Path):
@@ -68,16 +59,13 @@ def click(browser, el) -> None:
     el.click()
 
 
-def test_annotation_from_the_browser_alone(browser, screenshot, tmp_path):
+def test_annotation_from_the_browser_alone(crawl, paused_run, browser, screenshot, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import WebDriverWait
 
-    crawl = tmp_path / "crawl"
-    subprocess.run(CLI + ["minicrawl", "--out", str(crawl), "--pages", "600", "--random-seed", "7"],
-                   check=True, env=ENV, capture_output=True)
     run = tmp_path / "run"
-    run_loop(crawl, run)
+    shutil.copytree(paused_run, run)          # the shared manual run, paused at iteration 1
     assert json.loads((run / "loop.json").read_text())["stopped_because"] == "awaiting_annotation"
     adir = run / "iter=001" / "annotations"
 

@@ -5,40 +5,24 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from runs import CLI, ENV, manual_args, run_args, run_ok
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
-CLI = [sys.executable, "-m", "corpus_pipeline"]
-ENV = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
-# small and quick: the loop's logic is what is tested here; the demo-size run is test_demo_e2e.py
-SETTINGS = ["--set", "spark.master=\"local[2]\"", "--set", "spark.conf={\"spark.ui.enabled\" = \"false\"}"]
-
-
-@pytest.fixture(scope="module")
-def crawl(tmp_path_factory) -> Path:
-    d = tmp_path_factory.mktemp("crawl")
-    subprocess.run(CLI + ["minicrawl", "--out", str(d), "--pages", "600", "--random-seed", "7"],
-                   check=True, env=ENV, capture_output=True)
-    return d
-
-
-def run_args(crawl: Path, run: Path, *extra: str) -> list[str]:
-    return CLI + ["run", "--input", str(crawl / "warc" / "*.warc.gz"), "--run", str(run),
-                  "--labels", str(crawl / "labels.jsonl"), "--max-iterations", "3", *SETTINGS, *extra]
+# the mini-crawl (`crawl`), the uninterrupted run (`straight_run`) and the paused manual run
+# (`paused_run`) are session fixtures in conftest.py, shared with the other end-to-end files
 
 
 def run_loop(crawl: Path, run: Path, *extra: str) -> subprocess.CompletedProcess:
-    p = subprocess.run(run_args(crawl, run, *extra), env=ENV, capture_output=True, text=True, timeout=900)
-    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
-    return p
+    return run_ok(run_args(crawl, run, *extra))
 
 
 def table(stage: Path):
@@ -56,13 +40,6 @@ def corpus(run: Path) -> list[tuple]:
 
 def summary(run: Path) -> dict:
     return json.loads((run / "report" / "summary.json").read_text())
-
-
-@pytest.fixture(scope="module")
-def straight_run(crawl, tmp_path_factory) -> Path:
-    run = tmp_path_factory.mktemp("straight") / "run"
-    run_loop(crawl, run)
-    return run
 
 
 def test_uninterrupted_run_reports_the_contract(straight_run):
@@ -119,13 +96,14 @@ def test_killed_run_resumes_to_the_same_corpus(crawl, straight_run, tmp_path):
     assert a["ingest"]["pages"] == b["ingest"]["pages"]
 
 
-def test_manual_annotation_pauses_and_resumes_with_the_marks(crawl, tmp_path):
+def test_manual_annotation_pauses_and_resumes_with_the_marks(crawl, paused_run, tmp_path):
     run = tmp_path / "run"
-    p = run_loop(crawl, run, "--annotate", "manual")
+    shutil.copytree(paused_run, run)
     s = summary(run)
     assert s["stopped_because"] == "awaiting_annotation"
-    marked = Path(s["marked_file"])
-    assert marked.exists() and str(marked) in p.stdout
+    assert s["marked_file"] == str(paused_run / "iter=001" / "annotations" / "marked_paths.txt")
+    marked = run / "iter=001" / "annotations" / "marked_paths.txt"   # the copy's: a run folder can move
+    assert marked.exists()
     assert not (run / "iter=002" / "seed").exists()
 
     # a person marks the candidate with the most collected pages: uncomment its line
@@ -142,7 +120,7 @@ def test_manual_annotation_pauses_and_resumes_with_the_marks(crawl, tmp_path):
     lines[k] = path + "   # person: looks like maths"
     marked.write_text("\n".join(lines) + "\n")
 
-    run_loop(crawl, run, "--annotate", "manual")
+    run_ok(manual_args(crawl, run))
     seed = table(run / "iter=002" / "seed").to_pylist()
     sources = {r["source"] for r in seed}
     assert f"path:{path}" in sources
@@ -151,13 +129,12 @@ def test_manual_annotation_pauses_and_resumes_with_the_marks(crawl, tmp_path):
     assert path in ann["counts"]["marked"]
 
 
-def test_invalid_marked_file_is_rejected_without_side_effects(crawl, tmp_path):
+def test_invalid_marked_file_is_rejected_without_side_effects(crawl, paused_run, tmp_path):
     run = tmp_path / "run"
-    run_loop(crawl, run, "--annotate", "manual")
-    marked = Path(summary(run)["marked_file"])
+    shutil.copytree(paused_run, run)
+    marked = run / "iter=001" / "annotations" / "marked_paths.txt"
     marked.write_text(marked.read_text() + "not a path line\n")
-    p = subprocess.run(run_args(crawl, run, "--annotate", "manual"), env=ENV, capture_output=True, text=True,
-                       timeout=900)
+    p = subprocess.run(manual_args(crawl, run), env=ENV, capture_output=True, text=True, timeout=900)
     assert p.returncode == 2
     assert str(marked) in p.stderr
     assert not (run / "iter=001" / "annotations" / "_COMMIT.json").exists()
@@ -175,8 +152,6 @@ def test_bad_labels_file_fails_before_any_work(crawl, tmp_path):
 
 
 def test_rerun_with_benchmarks_decontaminates_the_final_corpus(crawl, straight_run, tmp_path):
-    import shutil
-
     run = tmp_path / "run"
     shutil.copytree(straight_run, run)
     rows = table(run / "final" / "corpus").to_pylist()

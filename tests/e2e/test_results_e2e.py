@@ -5,24 +5,21 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import re
+import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
 from corpus_pipeline.runfolder import committed_data
 import pytest
+from runs import CLI, ENV, SETTINGS, run_args, run_ok
 
 from corpus_pipeline import schemas
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
-CLI = [sys.executable, "-m", "corpus_pipeline"]
-ENV = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
-SETTINGS = ["--set", "spark.master=\"local[2]\"", "--set", "spark.conf={\"spark.ui.enabled\" = \"false\"}"]
 
 
 def cli(*args, check=True, timeout=900) -> subprocess.CompletedProcess:
@@ -32,19 +29,14 @@ def cli(*args, check=True, timeout=900) -> subprocess.CompletedProcess:
     return p
 
 
-def run_args(crawl: Path, run: Path, *extra) -> list:
-    return ["run", "--input", str(crawl / "warc" / "*.warc.gz"), "--run", str(run), "--labels",
-            str(crawl / "labels.jsonl"), "--benchmarks", str(crawl / "benchmarks"), "--max-iterations", "3",
-            *SETTINGS, *extra]
-
-
 @pytest.fixture(scope="module")
-def finished(tmp_path_factory):
-    d = tmp_path_factory.mktemp("results")
-    crawl = d / "crawl"
-    cli("minicrawl", "--out", str(crawl), "--pages", "600", "--random-seed", "7")
-    run = d / "run"
-    cli(*run_args(crawl, run))
+def finished(crawl, straight_run, tmp_path_factory):
+    """The shared uninterrupted run, rerun with the mini-crawl's planted benchmark (as a user who
+    adds --benchmarks to a finished run: only the final stage is redone)."""
+    run = tmp_path_factory.mktemp("results") / "run"
+    shutil.copytree(straight_run, run)
+    p = run_ok(run_args(crawl, run, "--benchmarks", str(crawl / "benchmarks")))
+    assert "already committed" in p.stdout
     return crawl, run
 
 
@@ -120,12 +112,10 @@ def test_inspect_text_json_host_and_missing_run(finished, tmp_path):
 
 def test_jsonl_gz_final_corpus_option(finished, tmp_path):
     crawl, run = finished
-    import shutil
-
     other = tmp_path / "run"
     shutil.copytree(run, other)
     before = json.loads((other / "report" / "summary.json").read_text())
-    cli(*run_args(crawl, other, "--set", 'final.format="jsonl.gz"'))
+    run_ok(run_args(crawl, other, "--benchmarks", str(crawl / "benchmarks"), "--set", 'final.format="jsonl.gz"'))
     data = Path(committed_data(str(other / "final" / "corpus")))      # the committed attempt folder
     parts = sorted(data.glob("part-*.json.gz"))
     assert parts and not list(data.glob("*.parquet"))
