@@ -55,7 +55,7 @@ from ..config import DedupConfig
 from ..dedup import minhash as mh
 from ..schemas import DUPLICATES, columns
 from .components import materialize, connected_components
-from .io import rdd_to_df
+from .io import rdd_to_df, struct
 
 BANDS_DDL = "page_id STRING, band INT, bkey BIGINT"
 SHINGLES_DDL = "page_id STRING, n_chars INT, sh ARRAY<BIGINT>"
@@ -175,6 +175,16 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
     candidate_pairs = cand.count()
     band_df.unpersist()
     lap("candidates")
+    stats = {"candidate_pairs": candidate_pairs, "verified_pairs": 0, "rescued_pairs": 0, "clusters": 0,
+             "removed": 0, "no_shingles": no_shingles, "cc_rounds": 0, "bands": bands, "rows": rows,
+             "threshold": round(mh.threshold(bands, rows), 4), "verify_jaccard": cfg.verify_jaccard,
+             "verify_with": cfg.verify_with}
+    if candidate_pairs == 0:
+        # no page shares a bucket with another (common in small or clean inputs): the verification,
+        # component and survivor jobs would all run on empty tables
+        for df in (cand, cand_ctx):
+            df.unpersist()
+        return _no_near_duplicates(spark, pages_df, stats, timings)
 
     # 3. shingle ids for candidate pages only, exact Jaccard per edge; members whose edge to
     #    their group's root fails form a new group without it (rescue rounds)
@@ -220,6 +230,11 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
         edges = cand
         verified_pairs = candidate_pairs
     lap("verify")
+    stats.update(verified_pairs=verified_pairs, rescued_pairs=rescued_pairs)
+    if verified_pairs == 0:   # every candidate failed its check: nothing to cluster
+        for df in {id(x): x for x in (cand, cand_ctx, sh, edges)}.values():
+            df.unpersist()
+        return _no_near_duplicates(spark, pages_df, stats, timings)
 
     # 4. connected components in Spark
     comps, rounds = connected_components(edges, checkpoint_dir=ckpt, max_iterations=cfg.max_iterations_cc)
@@ -278,19 +293,13 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
             sample_pairs.append(d)
 
     lap("sample")
-    counts = {
-        "candidate_pairs": candidate_pairs,
-        "verified_pairs": verified_pairs,
-        "rescued_pairs": rescued_pairs,
-        "clusters": clusters,
-        "removed": n_removed,
-        "no_shingles": no_shingles,
-        "cc_rounds": rounds,
-        "bands": bands,
-        "rows": rows,
-        "threshold": round(mh.threshold(bands, rows), 4),
-        "verify_jaccard": cfg.verify_jaccard,
-        "verify_with": cfg.verify_with,
-    }
-    return NearDedupResult(kept=kept, duplicates=dups, counts=counts, sample_pairs=sample_pairs,
+    stats.update(clusters=clusters, removed=n_removed, cc_rounds=rounds)
+    return NearDedupResult(kept=kept, duplicates=dups, counts=stats, sample_pairs=sample_pairs,
                            timings=timings)
+
+
+def _no_near_duplicates(spark, pages_df: DataFrame, stats: dict, timings: dict) -> NearDedupResult:
+    """The result when no pair survives: every page kept, an empty duplicates table."""
+    empty = spark.createDataFrame(spark.sparkContext.emptyRDD(), struct(DUPLICATES))
+    return NearDedupResult(kept=pages_df.select(*pages_df.columns), duplicates=empty, counts=stats,
+                           sample_pairs=[], timings=timings)

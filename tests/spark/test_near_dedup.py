@@ -184,6 +184,35 @@ def test_same_result_across_partitions_and_reruns(spark, known, known_result, tm
     assert first[0] and first == one == four
 
 
+def test_no_pair_left_skips_the_empty_steps(spark, known, tmp_path):
+    """Distinct pages (no candidate pair), and pages whose candidates all fail verification:
+    every page kept, an empty duplicates table of the right schema, and the steps after the
+    last non-empty one not run (the timed steps the log shows)."""
+    items, _ = known
+    unrelated = [(p, t) for p, t in items if p.startswith("u")]
+    base = [("x1", unrelated[0][1]), ("x2", unrelated[0][1])] + unrelated[1:]   # one exact pair
+    cfg = DedupConfig(**KNOWN_CFG)
+    res = _run(spark, _pages_df(spark, base), cfg, tmp_path, "a")
+    assert _summary(res)[2]["removed"] == 1
+    assert set(res.timings) == {"signatures", "candidates", "verify", "components", "survivors", "sample"}
+
+    res = _run(spark, _pages_df(spark, unrelated), cfg, tmp_path, "b")
+    dups, kept, counts, samples = _summary(res)
+    assert counts["candidate_pairs"] == 0 and counts["removed"] == 0 and counts["clusters"] == 0
+    assert dups == [] and samples == [] and kept == sorted(p for p, _ in unrelated)
+    assert res.duplicates.columns == columns(DUPLICATES)
+    assert set(res.timings) == {"signatures", "candidates"}
+
+    # a 1%-edited copy (Jaccard about 0.9) is a candidate, and a check at 0.99 rejects it
+    strict = DedupConfig(**{**KNOWN_CFG, "verify_jaccard": 0.99, "rescue_rounds": 0})
+    pair = [(p, t) for p, t in items if p in ("k00a", "k00b")]
+    res = _run(spark, _pages_df(spark, pair), strict, tmp_path, "c")
+    dups, kept, counts, _ = _summary(res)
+    assert counts["candidate_pairs"] == 1 and counts["verified_pairs"] == 0
+    assert dups == [] and kept == ["k00a", "k00b"]
+    assert set(res.timings) == {"signatures", "candidates", "verify"}
+
+
 # ----------------------------------------------------------------- agreement with brute force
 RATES = (0.004, 0.01, 0.02, 0.03, 0.045, 0.06, 0.08, 0.11, 0.15)
 
