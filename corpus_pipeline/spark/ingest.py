@@ -47,7 +47,7 @@ from ..errors import NoInputError, UsageError
 from ..ingest import LANG_PREFIX, STAT_KEYS, process_source, split_totals
 from ..runfolder import RunFolder, StageResult
 from ..sources import resolve
-from .io import rdd_to_df, read_table, write_table
+from .io import rdd_to_df, read_table, write_counted, write_table
 
 STAGE = "ingest"
 STAGED = ("kind STRING, " + schemas.EXTRACTED +
@@ -209,13 +209,14 @@ def _read_batches(spark, paths: list[str]):
 
 
 def _remaining(pages, removed: list):
-    """The extracted pages minus the rows earlier dedup steps removed."""
-    for kind, df in removed:
+    """The extracted pages minus the rows earlier dedup steps removed ((kind, rows, how many))."""
+    for kind, df, n in removed:
+        if not n:
+            continue                      # the step removed nothing: no join
         if kind == "url":
             # a removed fetch has its survivor's page_id, and a record read twice (a retried file) has
             # its twin's WARC position too: re-apply the deterministic rule instead of an anti-join
-            if df.limit(1).count():
-                pages = url_dedup(pages)[0]
+            pages = url_dedup(pages)[0]
         else:
             pages = pages.join(df.select("page_id"), "page_id", "left_anti")
     return pages
@@ -262,8 +263,7 @@ def run_ingest(spark, inputs: list[str], run: RunFolder, cfg: Config,
         def build(attempt: str) -> dict:
             if enabled:
                 extra, df = step(_remaining(extracted, removed))
-                write_table(df, attempt, schemas.DEDUP_REMOVED)
-                n = read_table(spark, attempt, schemas.DEDUP_REMOVED).count()
+                n = write_counted(df, attempt, schemas.DEDUP_REMOVED)
             else:
                 extra = {}
                 write_table(_empty(spark, schemas.DEDUP_REMOVED), attempt, schemas.DEDUP_REMOVED)
@@ -272,7 +272,8 @@ def run_ingest(spark, inputs: list[str], run: RunFolder, cfg: Config,
 
         res = run.stage(stage.location(run), build, config={"dedup": cfg.section("dedup")},
                         settings=stage.settings(cfg), log=log)
-        removed.append((kind, read_table(spark, stage.location(run), schemas.DEDUP_REMOVED)))
+        removed.append((kind, read_table(spark, stage.location(run), schemas.DEDUP_REMOVED),
+                        res.counts.get(f"{kind}_duplicates", 0)))
         dedup_counts.update(res.counts)
         lap(stage.name, t0)
 
@@ -304,7 +305,7 @@ def run_ingest(spark, inputs: list[str], run: RunFolder, cfg: Config,
 
     def build_dups(attempt: str) -> dict:
         d = removed[0][1]
-        for _, other in removed[1:]:
+        for _, other, _n in removed[1:]:
             d = d.unionByName(other)
         write_table(d, attempt, schemas.DUPLICATES)
         return {f"{k}_duplicates": dedup_counts.get(f"{k}_duplicates", 0) for k in ("url", "exact", "near")}

@@ -53,6 +53,17 @@ def write_table(df, path: str, ddl: Optional[str] = None, partitions: Optional[i
     df.write.mode("overwrite").parquet(fsmod.to_spark_uri(path))
 
 
+def write_counted(df, path: str, ddl: Optional[str] = None, partitions: Optional[int] = None) -> int:
+    """:func:`write_table`, returning how many rows it wrote: counted while writing (an
+    observed metric of the write's own job), not by reading the files back."""
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as F
+
+    obs = Observation("rows_written")
+    write_table(df.observe(obs, F.count(F.lit(1)).alias("n")), path, ddl, partitions)
+    return int(obs.get.get("n", 0))
+
+
 def rows_to_df(spark, rows: Iterable[tuple], ddl: str, num_slices: Optional[int] = None):
     """A DataFrame from driver-side rows (small tables only: worksheets, domains, seeds)."""
     rdd = spark.sparkContext.parallelize(list(rows), num_slices or 1)
