@@ -82,18 +82,21 @@ def time_limit(seconds):
 
 @contextmanager
 def _alarm(seconds):
-    state = {"active": True}
+    state = {"active": True, "fired": False}
 
     def handler(signum, frame):
         if state["active"]:
             state["active"] = False
+            state["fired"] = True
             raise ExtractTimeout()
 
     started = time.monotonic()
     old_handler = signal.signal(signal.SIGALRM, handler)
     old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
+    completed = False
     try:
         yield
+        completed = True
     finally:
         while True:  # a late alarm may fire while we disarm: retry until disarmed
             try:
@@ -106,6 +109,15 @@ def _alarm(seconds):
         if old_delay > 0:  # re-arm the caller's own timer with what was left of it
             left = old_delay - (time.monotonic() - started)
             signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3), old_interval)
+    _raise_if_swallowed(completed, state)
+
+
+def _raise_if_swallowed(completed: bool, state: dict) -> None:
+    """The limit fired but the block finished: the exception was raised inside code that swallows
+    exceptions (a finalizer or weakref callback running in this thread reports it as "unraisable",
+    a library's bare ``except``).  The limit was still exceeded: say so."""
+    if completed and state["fired"]:
+        raise ExtractTimeout()
 
 
 # two prototypes of the same C function: one raises, one (NULL) clears a pending exception
@@ -130,8 +142,10 @@ def _watchdog(seconds):
     timer = threading.Timer(seconds, fire)
     timer.daemon = True
     timer.start()
+    completed = False
     try:
         yield
+        completed = True
     finally:
         while True:
             try:
@@ -143,6 +157,7 @@ def _watchdog(seconds):
                 break
             except ExtractTimeout:
                 continue
+    _raise_if_swallowed(completed, state)
 
 
 # ---------------------------------------------------------------------------
