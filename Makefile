@@ -32,12 +32,12 @@ $(VENV35)/bin/corpus-pipeline: pyproject.toml
 	touch $@
 
 # (kept lean for CI's time: every Spark test that is not slow-marked, and from the end-to-end loop file
-#  the uninterrupted run and its rerun; kill/resume, manual annotation, bad inputs and the rerun with
-#  benchmarks drive the same Spark calls (decontamination's are in the Spark tests) and run on 4.x only)
+#  the uninterrupted run; its reruns, kill/resume, manual annotation and bad inputs drive the same Spark
+#  calls (decontamination's are in the Spark tests) and run on 4.x only)
 test-spark35: $(VENV35)/bin/corpus-pipeline
 	PYSPARK_PYTHON=$(abspath $(VENV35)/bin/python) $(VENV35)/bin/python -m pytest -q -rs --durations=15 -m "spark and not slow" tests
 	PYSPARK_PYTHON=$(abspath $(VENV35)/bin/python) $(VENV35)/bin/python -m pytest -q -rs --durations=15 tests/e2e/test_loop_e2e.py \
-		-k "uninterrupted or rerun_of_a_finished_run"
+		-k "uninterrupted"
 
 demo: setup
 	$(BIN)/corpus-pipeline minicrawl --out $(DEMO_DIR)/crawl --pages $(DEMO_PAGES) --random-seed 1
