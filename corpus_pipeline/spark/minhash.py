@@ -182,8 +182,7 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
     if candidate_pairs == 0:
         # no page shares a bucket with another (common in small or clean inputs): the verification,
         # component and survivor jobs would all run on empty tables
-        for df in (cand, cand_ctx):
-            df.unpersist()
+        _unpersist(cand, cand_ctx)
         return _no_near_duplicates(spark, pages_df, stats, timings)
 
     # 3. shingle ids for candidate pages only, exact Jaccard per edge; members whose edge to
@@ -232,8 +231,7 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
     lap("verify")
     stats.update(verified_pairs=verified_pairs, rescued_pairs=rescued_pairs)
     if verified_pairs == 0:   # every candidate failed its check: nothing to cluster
-        for df in {id(x): x for x in (cand, cand_ctx, sh, edges)}.values():
-            df.unpersist()
+        _unpersist(cand, cand_ctx, sh, edges)
         return _no_near_duplicates(spark, pages_df, stats, timings)
 
     # 4. connected components in Spark
@@ -260,8 +258,7 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
                     sim_col("sa", "sb").alias("similarity"))
             .select(*columns(DUPLICATES)))
     dups = materialize(dups, reliable=True)   # the returned tables read from the checkpoint
-    for df in {id(x): x for x in (cand, cand_ctx, sh, edges)}.values():
-        df.unpersist()
+    _unpersist(cand, cand_ctx, sh, edges)
     n_removed = dups.count()
     clusters = dups.select("kept_page_id").distinct().count()   # every cluster has a removed page
     lap("survivors")
@@ -296,6 +293,12 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
     stats.update(clusters=clusters, removed=n_removed, cc_rounds=rounds)
     return NearDedupResult(kept=kept, duplicates=dups, counts=stats, sample_pairs=sample_pairs,
                            timings=timings)
+
+
+def _unpersist(*dfs: DataFrame) -> None:
+    """Release the cached tables, each once (``edges`` is ``cand`` when verification is off)."""
+    for df in {id(x): x for x in dfs}.values():
+        df.unpersist()
 
 
 def _no_near_duplicates(spark, pages_df: DataFrame, stats: dict, timings: dict) -> NearDedupResult:
