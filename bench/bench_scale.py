@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Optional
 
 STAGES = ("pages", "seed", "model", "scores", "collected", "eval", "domains", "prefixes", "final")
 
@@ -95,8 +96,10 @@ def _descendants(pid: int) -> list[int]:
     return out
 
 
-def run_job(pages: int, seed_docs: int, work: str, iterations: int = 2) -> dict:
-    """Mini-crawl + seed folder in ``work``, then the loop in this process (fresh session)."""
+def run_job(pages: int, seed_docs: int, work: str, iterations: int = 2, dim: Optional[int] = None) -> dict:
+    """Mini-crawl + seed folder in ``work``, then the loop in this process (fresh session).
+    ``dim``: the classifier's vector size (default: the product's); a smaller one trains faster and
+    changes nothing about what reaches the driver (the slow loop test uses 32)."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     tmp = os.path.join(work, "tmp")
@@ -115,6 +118,8 @@ def run_job(pages: int, seed_docs: int, work: str, iterations: int = 2) -> dict:
     seed = write_seed_folder(os.path.join(work, "seed"), seed_docs)
     gen_s = time.time() - t0
     cfg = Config()
+    if dim:
+        cfg.classifier.dim = int(dim)
     cfg.spark = SparkConfig(master="local[2]", driver_memory="1g",
                             conf={"spark.ui.enabled": "false", "spark.driver.maxResultSize": "1m",
                                   # broadcast joins collect their small side through the driver, up to
@@ -169,8 +174,9 @@ def run_job(pages: int, seed_docs: int, work: str, iterations: int = 2) -> dict:
     return out
 
 
-def run_job_subprocess(pages: int, seed_docs: int, work: str, timeout: int = 3600) -> dict:
-    p = subprocess.run([sys.executable, "-m", "bench.bench_scale", "--job", str(pages), str(seed_docs), work],
+def run_job_subprocess(pages: int, seed_docs: int, work: str, timeout: int = 3600, dim: Optional[int] = None) -> dict:
+    p = subprocess.run([sys.executable, "-m", "bench.bench_scale", "--job", str(pages), str(seed_docs), work]
+                       + (["--dim", str(dim)] if dim else []),
                        capture_output=True, text=True, timeout=timeout,
                        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     if p.returncode != 0:
@@ -219,8 +225,9 @@ def core_hours_per_billion(seconds: float, pages: int, cores: int = 2) -> float:
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--job", nargs=3, metavar=("PAGES", "SEED_DOCS", "WORKDIR"))
+    ap.add_argument("--dim", type=int, help="classifier vector size for --job (default: the product's)")
     a = ap.parse_args()
     if a.job:
-        print(json.dumps(run_job(int(a.job[0]), int(a.job[1]), a.job[2])), flush=True)
+        print(json.dumps(run_job(int(a.job[0]), int(a.job[1]), a.job[2], dim=a.dim)), flush=True)
     else:
         main()

@@ -58,30 +58,49 @@ def screenshot(tmp_path):
 
 
 # ------------------------------------------------------------------ shared runs (built once per session)
-# Tests that change a run work on a copy (shutil.copytree) and rerun with the same arguments.
+# Built in this process against the session's SparkSession (runs.cli); tests that change a run work
+# on a copy (shutil.copytree) and rerun with the same arguments.
 @pytest.fixture(scope="session")
 def crawl(tmp_path_factory):
     """A 600-page mini-crawl (random seed 7) with its labels and its small planted benchmark."""
-    from runs import CLI, run_ok
+    from runs import run_ok
 
     d = tmp_path_factory.mktemp("crawl")
-    run_ok(CLI + ["minicrawl", "--out", str(d), "--pages", "600", "--random-seed", "7"])
+    run_ok(["minicrawl", "--out", str(d), "--pages", "600", "--random-seed", "7"])
     assert (d / "benchmarks" / "gsm8k" / "test.jsonl").is_file()
     return d
 
 
 @pytest.fixture(scope="session")
-def straight_run(crawl, tmp_path_factory):
-    """The whole loop on ``crawl`` with the automatic proposer, uninterrupted (``runs.run_args``)."""
-    from runs import run_args, run_ok
+def straight_run(spark, crawl, tmp_path_factory):
+    """The whole loop on ``crawl`` with the automatic proposer, uninterrupted (``runs.run_args``),
+    with every rename inside the run folder refused (``runs.renames_refused``)."""
+    from runs import renames_refused, run_args, run_ok
 
     run = tmp_path_factory.mktemp("straight") / "run"
-    run_ok(run_args(crawl, run))
+    with renames_refused(run):
+        run_ok(run_args(crawl, run))
     return run
 
 
 @pytest.fixture(scope="session")
-def paused_run(crawl, tmp_path_factory):
+def decontaminated_run(spark, crawl, straight_run, tmp_path_factory):
+    """``straight_run`` rerun with the mini-crawl's planted benchmark, as a user who adds
+    --benchmarks to a finished run (only the final stage is redone), renames still refused."""
+    import shutil
+
+    from runs import renames_refused, run_args, run_ok
+
+    run = tmp_path_factory.mktemp("decontaminated") / "run"
+    shutil.copytree(straight_run, run)
+    with renames_refused(run):
+        p = run_ok(run_args(crawl, run, "--benchmarks", str(crawl / "benchmarks")))
+    assert "already committed" in p.stdout
+    return run
+
+
+@pytest.fixture(scope="session")
+def paused_run(spark, crawl, tmp_path_factory):
     """A manual-annotation run on ``crawl`` paused at iteration 1's worksheet (``runs.manual_args``)."""
     import json
 

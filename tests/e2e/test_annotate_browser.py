@@ -1,5 +1,5 @@
 """The path step done from the browser alone: a paused manual run of a small mini-crawl,
-`corpus-pipeline annotate RUN --serve` in its own process, a real headless Chromium accepting a
+`corpus-pipeline annotate RUN --serve` in its own process (stopped by SIGINT), a real headless Chromium accepting a
 proposed prefix and rejecting another, then the loop rerun: the accepted prefix's pages join the
 seed, the rejected prefix is not offered again."""
 from __future__ import annotations
@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 
 def run_loop(crawl: Path, run: Path) -> subprocess.CompletedProcess:
-    return run_ok(manual_args(crawl, run))
+    return run_ok(manual_args(crawl, run))      # in this process (runs.cli)
 
 
 def start_server(run: Path):

@@ -1,6 +1,6 @@
 """The whole loop through the CLI, on a small mini-crawl: resume after a kill,
-manual annotation, bad inputs.  Each `run` is a separate process (its own JVM),
-as a user runs it."""
+manual annotation, bad inputs.  Commands run in this process against the session's SparkSession
+(``runs.cli``), except the run that is killed: a process of its own, SIGKILLed with its JVM."""
 from __future__ import annotations
 
 import json
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from runs import CLI, ENV, manual_args, run_args, run_ok
+from runs import ENV, CLI, cli, copy_ingest, manual_args, run_args, run_ok
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -71,8 +71,11 @@ def test_rerun_of_a_finished_run_changes_nothing(crawl, straight_run):
 
 
 def test_killed_run_resumes_to_the_same_corpus(crawl, straight_run, tmp_path):
+    # the loop's own process, started on the shared run's committed pages (a killed ingest is
+    # test_resume_e2e.py's), killed with its JVM in iteration 2, then resumed
     run = tmp_path / "run"
-    proc = subprocess.Popen(run_args(crawl, run), env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    copy_ingest(straight_run, run)
+    proc = subprocess.Popen(CLI + run_args(crawl, run), env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     target = run / "iter=002" / "model" / "_COMMIT.json"
     deadline = time.time() + 600
@@ -134,7 +137,7 @@ def test_invalid_marked_file_is_rejected_without_side_effects(crawl, paused_run,
     shutil.copytree(paused_run, run)
     marked = run / "iter=001" / "annotations" / "marked_paths.txt"
     marked.write_text(marked.read_text() + "not a path line\n")
-    p = subprocess.run(manual_args(crawl, run), env=ENV, capture_output=True, text=True, timeout=900)
+    p = cli(manual_args(crawl, run))
     assert p.returncode == 2
     assert str(marked) in p.stderr
     assert not (run / "iter=001" / "annotations" / "_COMMIT.json").exists()
@@ -145,8 +148,7 @@ def test_bad_labels_file_fails_before_any_work(crawl, tmp_path):
     bad = tmp_path / "labels.jsonl"
     bad.write_text('{"url": "http://a/", "label": "math"}\nnot json\n')
     run = tmp_path / "run"
-    p = subprocess.run(CLI + ["run", "--input", str(crawl / "warc" / "*.warc.gz"), "--run", str(run),
-                              "--labels", str(bad)], env=ENV, capture_output=True, text=True, timeout=300)
+    p = cli(["run", "--input", str(crawl / "warc" / "*.warc.gz"), "--run", str(run), "--labels", str(bad)])
     assert p.returncode == 2 and f"{bad}:2" in p.stderr
     assert not run.exists()
 

@@ -7,37 +7,28 @@ import gzip
 import json
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pyarrow.parquet as pq
-
-from corpus_pipeline.runfolder import committed_data
 import pytest
-from runs import CLI, ENV, SETTINGS, run_args, run_ok
+from runs import SETTINGS, ok, run_args, run_ok
+from runs import cli as run_cli
 
 from corpus_pipeline import schemas
+from corpus_pipeline.runfolder import committed_data
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 
-
-def cli(*args, check=True, timeout=900) -> subprocess.CompletedProcess:
-    p = subprocess.run(CLI + list(args), env=ENV, capture_output=True, text=True, timeout=timeout)
-    if check:
-        assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
-    return p
+def cli(*args, check=True):
+    p = run_cli(list(args))
+    return ok(p) if check else p
 
 
 @pytest.fixture(scope="module")
-def finished(crawl, straight_run, tmp_path_factory):
-    """The shared uninterrupted run, rerun with the mini-crawl's planted benchmark (as a user who
-    adds --benchmarks to a finished run: only the final stage is redone)."""
-    run = tmp_path_factory.mktemp("results") / "run"
-    shutil.copytree(straight_run, run)
-    p = run_ok(run_args(crawl, run, "--benchmarks", str(crawl / "benchmarks")))
-    assert "already committed" in p.stdout
-    return crawl, run
+def finished(crawl, decontaminated_run):
+    """The shared uninterrupted run, rerun with the mini-crawl's planted benchmark (conftest.py)."""
+    return crawl, decontaminated_run
 
 
 def test_final_corpus_has_provenance_and_planted_items_are_removed(finished):
@@ -106,7 +97,7 @@ def test_inspect_text_json_host_and_missing_run(finished, tmp_path):
     assert d["pages"]["pages"] > 3 and len(d["pages"]["rows"]) == 3
     assert all(r["url"].startswith("https://askmaths.net/questions/") for r in d["pages"]["rows"])
     assert all(r["item_text"] for r in d["contamination"]["rows"])        # the benchmark item's own text
-    p = cli("inspect", str(tmp_path / "nope"), check=False, timeout=120)
+    p = cli("inspect", str(tmp_path / "nope"), check=False)
     assert p.returncode == 2 and "no such run folder" in p.stderr
 
 

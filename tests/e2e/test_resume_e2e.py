@@ -1,8 +1,8 @@
-"""Resumable, rename-free, settings-aware runs through the CLI (each command its own
-process and JVM, as a user runs it): a SIGKILLed ingest resumes reading only the
-files it had not finished; the whole loop commits every stage when every rename
-inside the run folder fails; a changed result-shaping setting is refused (exit 2)
-and redone with --recompute; a Spark tuning setting changes nothing."""
+"""Resumable, rename-free, settings-aware runs through the CLI: a SIGKILLed ingest (its own
+process and JVM) resumes reading only the files it had not finished; the whole loop commits every
+stage when every rename inside the run folder fails; a changed result-shaping setting is refused
+(exit 2) and redone with --recompute; a Spark tuning setting changes nothing (a process of its own:
+only a new JVM applies it).  Other commands run in this process (``runs.cli``)."""
 from __future__ import annotations
 
 import glob
@@ -11,57 +11,16 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from runs import CLI, ENV, SETTINGS, cli, cli_process, copy_ingest, ok, run_args
 
 from corpus_pipeline.runfolder import MARKER, committed_data
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
-
-CLI = [sys.executable, "-m", "corpus_pipeline"]
-ENV = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
-SETTINGS = ["--set", "spark.master=\"local[2]\"",
-            "--set", "spark.conf={\"spark.ui.enabled\" = \"false\", \"spark.ui.showConsoleProgress\" = \"false\"}",
-            # on a loaded machine the 5 s default would time some page out in one run and not the other
-            "--set", "ingest.extract_timeout_s=120"]
-
-# Run the CLI with every rename (os.rename / os.replace, which LocalFS.rename and any
-# temporary-file-then-rename write go through) refused inside the run folder.
-NO_RENAME = r'''
-import os, sys
-run = os.path.realpath(sys.argv[1])
-def guard(name, real):
-    def refuse(src, dst, *a, **k):
-        for p in (src, dst):
-            q = os.path.realpath(os.fsdecode(p))
-            if q == run or q.startswith(run + os.sep):
-                raise OSError(f"{name} refused inside the run folder: {src} -> {dst}")
-        return real(src, dst, *a, **k)
-    return refuse
-os.rename = guard("rename", os.rename)
-os.replace = guard("replace", os.replace)
-try:
-    os.makedirs(run, exist_ok=True); open(os.path.join(run, ".probe"), "w").close()
-    os.replace(os.path.join(run, ".probe"), os.path.join(run, ".probe2"))
-    sys.exit("the rename guard is not active")
-except OSError:
-    os.remove(os.path.join(run, ".probe"))
-from corpus_pipeline.cli import main
-sys.exit(main(sys.argv[2:]))
-'''
-
-
-def cli(args: list[str], **kw) -> subprocess.CompletedProcess:
-    return subprocess.run(CLI + args, env=ENV, capture_output=True, text=True, timeout=1800, **kw)
-
-
-def ok(p: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
-    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
-    return p
 
 
 def table(stage: Path) -> list[dict]:
@@ -98,7 +57,7 @@ def ingest_args(crawl: Path, run: Path) -> list[str]:
             "--set", "ingest.files_per_commit=1", *SETTINGS]
 
 
-def test_killed_ingest_rereads_only_unfinished_files_and_gives_the_same_pages(crawl4, tmp_path):
+def test_killed_ingest_rereads_only_unfinished_files_and_gives_the_same_pages(spark, crawl4, tmp_path):
     straight = tmp_path / "straight"
     ok(cli(ingest_args(crawl4, straight)))
 
@@ -138,11 +97,11 @@ def test_killed_ingest_rereads_only_unfinished_files_and_gives_the_same_pages(cr
 
 
 # ------------------------------------------------------------------ the loop: no renames, settings
-# `crawl`: the session's 600-page mini-crawl with its small planted benchmark (conftest.py)
+# `crawl`: the session's 600-page mini-crawl with its small planted benchmark; `decontaminated_run`:
+# the uninterrupted loop on it, rerun with that benchmark, every rename refused (conftest.py)
 def loop_args(crawl: Path, run: Path, *extra: str) -> list[str]:
-    return ["run", "--input", str(crawl / "warc" / "*.warc.gz"), "--run", str(run),
-            "--labels", str(crawl / "labels.jsonl"), "--benchmarks", str(crawl / "benchmarks"),
-            "--max-iterations", "2", *SETTINGS, *extra]
+    """The arguments that made ``decontaminated_run``."""
+    return run_args(crawl, run, "--benchmarks", str(crawl / "benchmarks"), *extra)
 
 
 def committed_stages(run: Path) -> dict[str, str]:
@@ -152,17 +111,6 @@ def committed_stages(run: Path) -> dict[str, str]:
         rel = str(Path(m).parent.relative_to(run))
         out[rel] = json.loads(Path(m).read_text()).get("attempt") or ""
     return out
-
-
-@pytest.fixture(scope="module")
-def norename_run(crawl, tmp_path_factory) -> Path:
-    run = tmp_path_factory.mktemp("norename") / "run"
-    script = run.parent / "no_rename.py"
-    script.write_text(NO_RENAME)
-    p = subprocess.run([sys.executable, str(script), str(run), *loop_args(crawl, run)], env=ENV,
-                       capture_output=True, text=True, timeout=1800)
-    ok(p)
-    return run
 
 
 def corpus(run: Path) -> list[tuple]:
@@ -177,7 +125,8 @@ def iteration_counts(s: dict) -> list[dict]:
     return [{k: v for k, v in it.items() if k != "classifier_detail"} for it in s["iterations"]]
 
 
-def test_loop_commits_every_stage_when_every_rename_fails(norename_run):
+def test_loop_commits_every_stage_when_every_rename_fails(decontaminated_run):
+    norename_run = decontaminated_run
     stages = committed_stages(norename_run)
     s = summary(norename_run)
     last = s["iterations"][-1]["iteration"]
@@ -195,9 +144,9 @@ def test_loop_commits_every_stage_when_every_rename_fails(norename_run):
     assert not list(norename_run.rglob("*.inprogress-*"))
 
 
-def test_changed_setting_is_refused_then_recomputed_like_a_fresh_run(crawl, norename_run, tmp_path):
+def test_changed_setting_is_refused_then_recomputed_like_a_fresh_run(crawl, decontaminated_run, tmp_path):
     run = tmp_path / "run"
-    shutil.copytree(norename_run, run)
+    shutil.copytree(decontaminated_run, run)
     before = committed_stages(run)
 
     p = cli(loop_args(crawl, run, "--set", "select.threshold=0.9"))
@@ -205,7 +154,8 @@ def test_changed_setting_is_refused_then_recomputed_like_a_fresh_run(crawl, nore
     assert "select.threshold" in p.stderr and "iter=001/collected" in p.stderr and "--recompute" in p.stderr
     assert committed_stages(run) == before                # refused: nothing touched
 
-    p = ok(cli(loop_args(crawl, run, "--set", "select.threshold=0.9", "--recompute")))
+    # (one iteration shows the behaviour; when to stop is not a result-shaping setting)
+    p = ok(cli(loop_args(crawl, run, "--set", "select.threshold=0.9", "--recompute", "--max-iterations", "1")))
     after = committed_stages(run)
     for rel in ("pages", "ingest/near_dedup", "iter=001/seed", "iter=001/model", "iter=001/scores"):
         assert after[rel] == before[rel], rel             # before the first changed stage: reused
@@ -214,10 +164,8 @@ def test_changed_setting_is_refused_then_recomputed_like_a_fresh_run(crawl, nore
     # a fresh loop started with the new setting, on the same committed pages (ingest, which the
     # setting does not shape, as asserted above, is not run a third time)
     fresh = tmp_path / "fresh"
-    fresh.mkdir()
-    for name in ("run.json", "ingest", "pages", "pages_skips", "pages_duplicates"):
-        (shutil.copytree if (norename_run / name).is_dir() else shutil.copy)(norename_run / name, fresh / name)
-    p = ok(cli(loop_args(crawl, fresh, "--set", "select.threshold=0.9")))
+    copy_ingest(decontaminated_run, fresh)
+    p = ok(cli(loop_args(crawl, fresh, "--set", "select.threshold=0.9", "--max-iterations", "1")))
     assert "recompute" not in p.stdout.lower()
     assert corpus(run) == corpus(fresh)
     a, b = summary(run), summary(fresh)
@@ -225,12 +173,13 @@ def test_changed_setting_is_refused_then_recomputed_like_a_fresh_run(crawl, nore
     assert a["stopped_because"] == b["stopped_because"]
 
 
-def test_spark_tuning_change_recomputes_nothing(crawl, norename_run, tmp_path):
+def test_spark_tuning_change_recomputes_nothing(crawl, decontaminated_run, tmp_path):
+    norename_run = decontaminated_run
     run = tmp_path / "run"
     shutil.copytree(norename_run, run)
     before = committed_stages(run)
-    p = ok(cli(loop_args(crawl, run, "--set", "spark.shuffle_partitions=3", "--set", "ingest.files_per_task=2",
-                         "--set", "classifier.score_batch_size=64")))
+    p = ok(cli_process(loop_args(crawl, run, "--set", "spark.shuffle_partitions=3", "--set", "ingest.files_per_task=2",
+                                 "--set", "classifier.score_batch_size=64")))
     assert "recompute" not in p.stdout.lower()
     assert committed_stages(run) == before
     assert corpus(run) == corpus(norename_run)
