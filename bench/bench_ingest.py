@@ -151,9 +151,46 @@ def per_page_rates() -> int:
     return n
 
 
+def fallback_cost() -> None:
+    """The bulk pass with and without ``ingest.fallback_extractor``, side by side (best of 3, CPU of this
+    process): on the real WARCs of the shared data (derived_minicrawl, dolma, whirlwind: 8 files) and on
+    every real page of the shared html/ folders (1,194 pages as 4 WARCs, many hard news pages).  Rate =
+    WARC records read per CPU second."""
+    from corpus_pipeline.config import Config
+    from corpus_pipeline.counters import Counts
+    from corpus_pipeline.ingest import process_source
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench_fallback_"))
+    try:
+        sets = [("real WARCs (8 files)", sorted(str(p) for d in ("derived_minicrawl", "dolma", "whirlwind")
+                                                 for p in (data_dir() / "warc" / d).glob("*.warc.gz"))),
+                ("html/ pages (1,194)", write_inputs(tmp, _real_pages(), 4))]
+        print("\nbulk pass (process_source, resiliparse + fastwarc), with and without the fallback extractor:")
+        print("| input | ingest.fallback_extractor | pages kept | bulk_fallback | records/s/core | ratio |")
+        print("|---|---|---:|---:|---:|---:|")
+        for label, files in sets:
+            ref = None
+            for setting in ("none", "auto"):
+                cfg = Config()
+                cfg.ingest.extractor, cfg.ingest.warc_reader, cfg.ingest.fallback_extractor = \
+                    "resiliparse", "fastwarc", setting
+                best = None
+                for _ in range(3):
+                    c = Counts()
+                    kept, cpu, _w = _timed(lambda: sum(1 for f in files for _ in process_source(f, cfg, c)))
+                    best = cpu if best is None else min(best, cpu)
+                rate = c["records"] / best
+                ref = ref or rate
+                name = setting + (f" ({cfg.ingest.fallback()})" if cfg.ingest.fallback() else "")
+                print(f"| {label} | {name} | {kept} | {c['bulk_fallback']} | {rate:.0f} | {rate / ref:.3f} |")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main() -> None:
     if os.environ.get("BENCH_INGEST_RATES", "1") != "0":
         per_page_rates()
+        fallback_cost()
     if os.environ.get("BENCH_INGEST_WALL", "1") != "0":
         whole_command()
 

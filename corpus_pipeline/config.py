@@ -59,7 +59,19 @@ class IngestConfig:
     http_connect_timeout_s: float = 10.0
     shared_local_paths: bool = False       # local input paths are on a filesystem every cluster node mounts
     extractor: str = "resiliparse"         # main-text extractor of the bulk pass (corpus_pipeline.extractors)
+    # a page whose bulk text is empty or under min_text_chars is re-extracted with this one before it is
+    # skipped (counted bulk_fallback); "auto": trafilatura unless the bulk extractor is trafilatura; "none": off
+    fallback_extractor: str = "auto"
     warc_reader: Literal["fastwarc", "warcio"] = "warcio"   # WARC record parser (same records, same skips; bench ingest)
+
+
+    def fallback(self) -> Optional[str]:
+        """The extractor a page the bulk extractor loses is re-extracted with (None: no fallback)."""
+        if self.fallback_extractor == "none":
+            return None
+        if self.fallback_extractor == "auto":
+            return None if self.extractor == "trafilatura" else "trafilatura"
+        return None if self.fallback_extractor == self.extractor else self.fallback_extractor
 
 
 @dataclass
@@ -154,6 +166,11 @@ class DecontamConfig:
     exclude_short: list = field(default_factory=list)   # benchmarks left out of the short exact rule
     min_chars_after: int = 100             # pages shorter than this after cleaning are dropped
     short_include_options: bool = False    # short rule matches a multiple-choice stem only together with its options
+    mode: Literal["remove", "flag"] = "remove"   # flag: write the contamination rows, keep every page and line
+    min_words: int = 4                     # a matched span is evidence only with this many words (README)
+    min_span: int = 13                     # ... and this many tokens, unless it is the item's whole question
+    short_min_words: int = 3               # a short question is used only with this many words
+    max_items: int = 1                     # a gram in more distinct benchmark questions than this is common
 
 
 @dataclass
@@ -268,6 +285,8 @@ def _check_ranges(cfg: Config) -> None:
          "ingest.http_read_timeout_s", "HTTP timeouts must be > 0")
     from .extractors import names as _extractors
     need(cfg.ingest.extractor in _extractors(), "ingest.extractor", f"must be one of {', '.join(_extractors())}")
+    need(cfg.ingest.fallback_extractor in _extractors() + ("auto", "none"), "ingest.fallback_extractor",
+         f"must be one of {', '.join(_extractors() + ('auto', 'none'))}")
     need(cfg.final.extractor in _extractors() + ("ingest",), "final.extractor",
          f"must be one of {', '.join(_extractors() + ('ingest',))}")
     need(cfg.dedup.shingle_size >= 1, "dedup.shingle_size", "must be >= 1")
@@ -322,6 +341,10 @@ def _check_ranges(cfg: Config) -> None:
     need(1 <= cfg.decontam.short_min_grams < cfg.decontam.ngram, "decontam.short_min_grams",
          "must be >= 1 and below decontam.ngram")
     need(cfg.decontam.min_chars_after >= 0, "decontam.min_chars_after", "must be >= 0")
+    need(0 <= cfg.decontam.min_words <= cfg.decontam.ngram, "decontam.min_words", "must be between 0 and decontam.ngram")
+    need(0 <= cfg.decontam.short_min_words < cfg.decontam.ngram, "decontam.short_min_words",
+         "must be >= 0 and below decontam.ngram")
+    need(cfg.decontam.max_items >= 0, "decontam.max_items", "must be >= 0 (0: no commonness rule)")
 
 
 def parse_override(text: str) -> tuple[str, str, Any]:

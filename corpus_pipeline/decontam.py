@@ -9,19 +9,36 @@ Three parts:
   files are listed and skipped; a malformed line of a known file is an
   :class:`~corpus_pipeline.errors.InputFileError` naming file and line.
 * **Normalization and grams** (:func:`tokens`): lower case; every character
-  that is not a letter, digit or CJK character separates words (``x+y=2`` ->
-  ``x y 2``); each CJK character is one gram.  Tokens are additionally NFKC
+  that is not a letter, digit or CJK character separates tokens (``x+y=2`` ->
+  ``x y 2``); each CJK character is one token.  Tokens are additionally NFKC
   folded one by one (full-width ``１`` -> ``1``), which can only add matches.
   Tokens hash to stable 64-bit values (BLAKE2b), n-grams to a polynomial of
-  those, finalised with a 64-bit mixer (:func:`gram_hashes`).
+  those, finalised with a 64-bit mixer (:func:`gram_hashes`).  A token is a
+  **word** (:func:`is_word`) when it is a CJK character or a run of two or more
+  letters that is not notation (a TeX command, written with its backslash, or a
+  formula name such as ``frac``, ``sqrt``, ``cdot``, ``sin``); numbers, single
+  letters and notation carry no information about *which* text a page copied.
 * **The index and the rules** (:class:`GramIndex`, :func:`decontaminate_text`):
   a sorted ``uint64`` array of the hashed ``cfg.ngram``-grams of every
   benchmark text (question/problem, options, solution) with the item each came
   from, plus, per length n in ``[short_min_grams, ngram)``, the hashes of the
-  benchmark questions that are exactly n grams long.  On a page (a segment is
-  a line) an n-gram match removes every line from the first to the last token
-  it covers; a page containing an entire short question is removed; a page
-  whose cleaned text is shorter than ``cfg.min_chars_after`` is removed.
+  benchmark questions that are exactly n tokens long.  What counts as evidence:
+
+  - a gram found in more than ``cfg.max_items`` distinct benchmark questions is
+    *common* (a counting sequence, a standard phrase) and never matches;
+  - on a page, overlapping matching grams form a matched *span*; a span is
+    evidence only when it holds at least ``cfg.min_words`` words: ``1 2 3 4 5 6 7
+    8 9 10`` or ``frac x 1 x 1 frac x 1 x 2`` share tokens with a benchmark but
+    no text;
+  - a short question (``short_min_grams`` .. ``ngram - 1`` tokens) is used only
+    when it holds at least ``cfg.short_min_words`` words and is not common.
+
+  On a page (a segment is a line) an evidence span removes every line from the
+  first to the last token it covers; a page containing an entire short question
+  is removed; a page whose cleaned text is shorter than ``cfg.min_chars_after``
+  is removed.  With ``cfg.mode = "flag"`` nothing is removed: the same rows are
+  written with the actions ``segment_flagged`` / ``page_flagged``.  Every row
+  carries its evidence (the matched page tokens) and the text it removed.
 """
 from __future__ import annotations
 
@@ -42,6 +59,11 @@ from .text import TokenHashCache, blake64
 # ---------------------------------------------------------------- actions and reasons
 SEGMENT_REMOVED = "segment_removed"
 PAGE_REMOVED = "page_removed"
+SEGMENT_FLAGGED = "segment_flagged"     # decontam.mode = "flag": what would have been removed
+PAGE_FLAGGED = "page_flagged"
+FLAGGED = {SEGMENT_REMOVED: SEGMENT_FLAGGED, PAGE_REMOVED: PAGE_FLAGGED}
+EVIDENCE_CHARS = 600                      # matched tokens kept per row
+REMOVED_CHARS = 4000                      # removed text kept per row
 R_NGRAM = "ngram_overlap"                 # lines touched by a benchmark n-gram
 R_SHORT = "short_exact_match"             # page contains a whole short benchmark question
 R_TOO_SHORT = "too_short_after_cleaning"  # what remained after removing lines was too short
@@ -54,7 +76,19 @@ _CJK = (
 )
 # A token: one CJK character, or a run of letters/digits (\w minus "_" minus CJK).
 _TOKEN_RE = re.compile(f"[{_CJK}]|[^\\W_{_CJK}]+")
-_TOKEN_NL_RE = re.compile(f"\n|[{_CJK}]|[^\\W_{_CJK}]+")   # the same, with line breaks as markers
+# pages: the same, with line breaks as markers and a TeX command's backslash kept (notation, not a word)
+_TOKEN_NL_RE = re.compile(f"\n|[{_CJK}]|\\\\?[^\\W_{_CJK}]+")
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+# formula names written without a backslash (ASCIIMath, stripped TeX, plain text): notation, not words
+NOTATION = frozenset("""
+frac dfrac tfrac cfrac sqrt cdot cdots ldots vdots ddots dots mathrm mathbf mathbb mathcal mathit mathsf
+mathtt mathfrak textbf textit textrm texttt operatorname displaystyle dbinom tbinom binom leq geq neq infty
+alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi omicron rho
+varrho sigma tau upsilon phi varphi chi psi omega pmod bmod lfloor rfloor lceil rceil overline underline
+overrightarrow widehat hline qquad quad ne le ge approx equiv nabla partial forall exists rightarrow
+leftarrow leftrightarrow implies iff boxed arcsin arccos arctan sinh cosh tanh sin cos tan cot sec csc ln
+log lim gcd lcm det exp emph hspace vspace
+""".split())
 
 _MASK = (1 << 64) - 1
 _P = np.uint64(0x9E3779B97F4A7C15)   # odd multiplier of the polynomial gram hash
@@ -85,6 +119,16 @@ def _tokens(rx, text: str) -> list[str]:
     if low.isascii() or _is_nfkc("NFKC", low):
         return found
     return [x for t in found for x in ((t,) if t.isascii() else _fold(t))]
+
+
+def is_word(tok: str) -> bool:
+    """A token that carries text: a CJK character, or two or more letters that are not notation
+    (a token written with a TeX backslash, or a name in :data:`NOTATION`)."""
+    if not tok or tok[0] == "\\":
+        return False
+    if len(tok) == 1:
+        return bool(_CJK_CHAR.match(tok))
+    return tok.isalpha() and tok not in NOTATION
 
 
 def token_hash(tok: str) -> int:
@@ -426,6 +470,7 @@ class GramIndex:
     bits_log2: int = 0
     short_bits: Optional[np.ndarray] = None  # the same over every short-question hash
     short_bits_log2: int = 0
+    stats: dict = field(default_factory=dict)  # what the information rules left out (common grams ...)
 
     def nbytes(self) -> int:
         b = self.hashes.nbytes + self.items.nbytes + self.item_benchmark.nbytes
@@ -450,55 +495,141 @@ def _dedup_sorted(h: np.ndarray, items: np.ndarray, bench: np.ndarray) -> tuple[
     return h[keep], items[keep].astype(np.int32)
 
 
+def _distinct_pairs(h: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """For gram hashes ``h`` with question keys ``q``: each gram hash once per distinct question."""
+    if len(h) == 0:
+        return h
+    order = np.lexsort((q, h))
+    h, q = h[order], q[order]
+    keep = np.ones(len(h), dtype=bool)
+    keep[1:] = (h[1:] != h[:-1]) | (q[1:] != q[:-1])
+    return h[keep]
+
+
+def _common(h: np.ndarray, q: np.ndarray, max_items: int) -> np.ndarray:
+    """Sorted gram hashes found in more than ``max_items`` distinct questions (none when max_items < 1)."""
+    if max_items < 1 or len(h) == 0:
+        return np.empty(0, dtype=np.uint64)
+    u, c = np.unique(_distinct_pairs(h, q), return_counts=True)
+    return u[c > max_items]
+
+
+def _item_texts(it: "BenchmarkItem", with_options: bool) -> list:
+    return it.texts + ([it.question + "\n" + it.options] if with_options and it.options else [])
+
+
+def _common_short(items: list, cand: dict, max_items: int, with_options: bool, chunk: int = 2000) -> dict:
+    """{L: sorted hashes of the candidate short questions of L tokens that occur inside the texts of
+    more than ``max_items`` distinct questions} (a second pass over the items, ``chunk`` at a time:
+    only the hits are kept)."""
+    sizes = sorted(cand)
+    sorted_cand = {L: np.unique(cand[L]) for L in sizes}
+    hits_h: dict = {L: [] for L in sizes}
+    hits_q: dict = {L: [] for L in sizes}
+    for start in range(0, len(items), chunk):
+        parts: dict = {L: [] for L in sizes}
+        keys: dict = {L: [] for L in sizes}
+        for it in items[start:start + chunk]:
+            qkey = np.uint64(blake64(" ".join(tokens(it.question))))
+            for t in _item_texts(it, with_options):
+                g = gram_hashes(token_hashes(tokens(t)), sizes)
+                for L in sizes:
+                    if len(g[L]):
+                        parts[L].append(g[L])
+                        keys[L].append(np.full(len(g[L]), qkey, dtype=np.uint64))
+        for L in sizes:
+            if not parts[L]:
+                continue
+            h, q = np.concatenate(parts[L]), np.concatenate(keys[L])
+            c = sorted_cand[L]
+            pos = np.minimum(np.searchsorted(c, h), len(c) - 1)
+            found = c[pos] == h
+            if found.any():
+                hits_h[L].append(h[found])
+                hits_q[L].append(q[found])
+    out = {}
+    for L in sizes:
+        if hits_h[L]:
+            out[L] = _common(np.concatenate(hits_h[L]), np.concatenate(hits_q[L]), max_items)
+    return out
+
+
 def build_index(benchmarks: Benchmarks, cfg) -> GramIndex:
-    """The n-gram index of every loaded item (questions, options, solutions) and the short-question sets."""
+    """The n-gram index of every loaded item (questions, options, solutions) and the short-question sets.
+
+    Items with the same question (one problem in several benchmark files: MATH, Minerva, AGIEval's
+    copy) count once for the commonness rule (``cfg.max_items``)."""
     n = int(cfg.ngram)
     lo = int(cfg.short_min_grams)
     exclude = list(cfg.exclude_short or [])
     with_options = bool(getattr(cfg, "short_include_options", False))
+    max_items = int(getattr(cfg, "max_items", 0) or 0)
+    short_min_words = int(getattr(cfg, "short_min_words", 0) or 0)
+    # whole questions shorter than a span of evidence (min_span tokens) are looked up whole: under
+    # ngram tokens they remove the page (the short rule), from ngram tokens on the lines they cover
+    top = max(n, int(getattr(cfg, "min_span", 0) or 0))
+    min_words = int(getattr(cfg, "min_words", 0) or 0)
     names = benchmarks.names()
     bnum = {b: i for i, b in enumerate(names)}
     folder_of = {f.benchmark: f.path.split("/", 1)[0] for f in benchmarks.files}
     short_ok = {b: not selected(b, folder_of.get(b, ""), exclude) for b in names}
-    hs, its, bs = [], [], []
-    short_h: dict[int, list] = {k: [] for k in range(lo, n)}
-    short_i: dict[int, list] = {k: [] for k in range(lo, n)}
+    hs, its, bs, qs = [], [], [], []
+    short_h: dict[int, list] = {k: [] for k in range(lo, top)}
+    short_i: dict[int, list] = {k: [] for k in range(lo, top)}
     item_bench = np.empty(len(benchmarks.items), dtype=np.int16)
     item_ids = []
+    stats = {"short_too_few_words": 0, "short_common": 0, "common_grams": 0}
     for k, it in enumerate(benchmarks.items):
         b = bnum[it.benchmark]
         item_bench[k] = b
         item_ids.append(it.item_id)
-        texts = it.texts + ([it.question + "\n" + it.options] if with_options and it.options else [])
-        for t in texts:
+        qkey = np.uint64(blake64(" ".join(tokens(it.question))))
+        item_grams = []
+        for t in _item_texts(it, with_options):
             th = token_hashes(tokens(t))
             if len(th) >= n:
-                g = np.unique(gram_hashes(th, [n])[n])
-                hs.append(g)
-                its.append(np.full(len(g), k, dtype=np.int32))
-                bs.append(np.full(len(g), b, dtype=np.int16))
-        if short_ok[it.benchmark]:
-            qt = tokens(it.question + ("\n" + it.options if with_options and it.options else ""))
-            if lo <= len(qt) < n:
+                item_grams.append(gram_hashes(th, [n])[n])
+        if item_grams:
+            g = np.unique(np.concatenate(item_grams))
+            hs.append(g)
+            its.append(np.full(len(g), k, dtype=np.int32))
+            bs.append(np.full(len(g), b, dtype=np.int16))
+            qs.append(np.full(len(g), qkey, dtype=np.uint64))
+        qt = tokens(it.question + ("\n" + it.options if with_options and it.options else ""))
+        if lo <= len(qt) < top and (len(qt) >= n or short_ok[it.benchmark]):
+            if sum(map(is_word, qt)) < (short_min_words if len(qt) < n else min_words):
+                stats["short_too_few_words"] += 1
+            else:
                 g = gram_hashes(token_hashes(qt), [len(qt)])[len(qt)]
                 short_h[len(qt)].append(int(g[0]))
                 short_i[len(qt)].append(k)
     cat = (lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.empty(0, dtype=dt))
-    h, items = _dedup_sorted(cat(hs, np.uint64), cat(its, np.int32), cat(bs, np.int16))
+    all_h, all_i, all_b = cat(hs, np.uint64), cat(its, np.int32), cat(bs, np.int16)
+    common = _common(all_h, cat(qs, np.uint64), max_items)
+    if len(common):
+        keep = ~np.isin(all_h, common)
+        all_h, all_i, all_b = all_h[keep], all_i[keep], all_b[keep]
+    stats["common_grams"] = int(len(common))
+    h, items = _dedup_sorted(all_h, all_i, all_b)
     short = {}
-    for L in range(lo, n):
-        if short_h[L]:
-            sh = np.array(short_h[L], dtype=np.uint64)
-            si = np.array(short_i[L], dtype=np.int32)
-            sb = item_bench[si]
-            short[L] = _dedup_sorted(sh, si, sb)
+    cand = {L: np.array(short_h[L], dtype=np.uint64) for L in range(lo, top) if short_h[L]}
+    common_short = _common_short(benchmarks.items, cand, max_items, with_options) if max_items >= 1 else {}
+    for L, sh in cand.items():
+        si = np.array(short_i[L], dtype=np.int32)
+        if L in common_short:
+            ok = ~np.isin(sh, common_short[L])
+            stats["short_common"] += int((~ok).sum())
+            sh, si = sh[ok], si[ok]
+        if len(sh):
+            short[L] = _dedup_sorted(sh, si, item_bench[si])
     _TOKEN_HASH.clear()  # the driver keeps only the index
     bits, log2 = _bitset(h)
     all_short = np.concatenate([v[0] for v in short.values()]) if short else np.empty(0, dtype=np.uint64)
     sbits, slog2 = _bitset(all_short)
+    stats["short_questions"] = int(len(all_short))
     return GramIndex(n=n, hashes=h, items=items, short=short, item_benchmark=item_bench,
                      item_ids=item_ids, benchmarks=names, min_short=lo, bits=bits, bits_log2=log2,
-                     short_bits=sbits, short_bits_log2=slog2)
+                     short_bits=sbits, short_bits_log2=slog2, stats=stats)
 
 
 def _bitset(h: np.ndarray) -> tuple[np.ndarray, int]:
@@ -547,91 +678,172 @@ class PageResult:
     text: Optional[str]            # cleaned text; None when the page is removed
     removed: bool = False
     lines_removed: int = 0         # lines removed from a kept page (0 when removed or clean)
-    rows: list = field(default_factory=list)   # (benchmark, item_id, action, reason)
+    rows: list = field(default_factory=list)   # (benchmark, item_id, action, reason, evidence, removed_text)
     removed_lines: list = field(default_factory=list)  # indexes of the lines the n-gram rule removed
+    flagged: bool = False          # decontam.mode = "flag": rows written, nothing removed
+    lines_flagged: int = 0         # lines a kept page would have lost (flag mode)
 
     @property
     def contaminated(self) -> bool:
         return bool(self.rows)
 
 
-_NL_HASH = np.uint64(token_hash("\n"))
+@dataclass
+class _PageTokens:
+    toks: list                 # token strings (a TeX command without its backslash)
+    hashes: np.ndarray         # uint64 token hashes
+    line_of: np.ndarray        # 0-based line of each token (lines split at '\\n')
+    words: np.ndarray          # int64 prefix sums of is_word: words in [a, b) = words[b] - words[a]
 
 
-def _page_tokens(text: str) -> tuple[np.ndarray, np.ndarray]:
-    """Token hashes of a page and the line number (0-based, lines split at '\\n') of each token."""
-    th = token_hashes(_tokens(_TOKEN_NL_RE, text))
-    nl = th == _NL_HASH
-    line_of = np.cumsum(nl)[~nl]
-    return th[~nl], line_of
+def _page_tokens(text: str) -> _PageTokens:
+    raw = _tokens(_TOKEN_NL_RE, text)
+    toks, word, line_of, line = [], [], [], 0
+    for t in raw:
+        if t == "\n":
+            line += 1
+            continue
+        word.append(is_word(t))
+        toks.append(t[1:] if t[0] == "\\" else t)
+        line_of.append(line)
+    words = np.zeros(len(toks) + 1, dtype=np.int64)
+    if toks:
+        np.cumsum(np.array(word, dtype=np.int64), out=words[1:])
+    return _PageTokens(toks, token_hashes(toks), np.array(line_of, dtype=np.int64), words)
+
+
+def _spans(windows: list) -> list:
+    """Merge token windows ``[a, b)`` (any order) into disjoint spans, in order."""
+    out: list = []
+    for a, b in sorted(windows):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _lines_text(lines: list, line_set) -> str:
+    return "\n".join(lines[i] for i in sorted(line_set))
 
 
 def decontaminate_text(text: Optional[str], index: GramIndex, cfg) -> PageResult:
-    """Apply the n-gram, short-question and too-short rules to one page's text."""
+    """Apply the n-gram, short-question and too-short rules to one page's text (module docstring).
+
+    ``rows`` are ``(benchmark, item_id, action, reason, evidence, removed_text)``: the page tokens
+    of the matched spans, and the lines that item's match removes (for a page removed by a short
+    question, the lines that hold it)."""
     if not text:
         return PageResult(text=text)
-    lines = text.split("\n")
-    th, line_of = _page_tokens(text)
+    pt = _page_tokens(text)
     n = index.n
-    sizes = [n] + sorted(index.short)
-    grams = gram_hashes(th, sizes)
-    # short rule: a whole short question, as a contiguous gram sequence
-    short_items: list[int] = []
+    grams = gram_hashes(pt.hashes, [n] + sorted(index.short))
+    min_words = int(getattr(cfg, "min_words", 0) or 0)
+    min_span = int(getattr(cfg, "min_span", 0) or 0)
+    flag = getattr(cfg, "mode", "remove") == "flag"
+    # short rule: a whole short question, as a contiguous token sequence
+    short_hits = []                                   # (position, length, item numbers)
+    whole_hits: dict[int, list] = {}                  # item -> windows of its whole question (ngram.. tokens)
     for L, (sh, si) in index.short.items():
-        for _pos, its in _find(index.short_bits, index.short_bits_log2, sh, si, grams[L]):
-            short_items.extend(int(x) for x in its)
-    # n-gram rule
-    hits = _find(index.bits, index.bits_log2, index.hashes, index.items, grams[n])
-    if not hits and not short_items:
-        return PageResult(text=text)
-    mask_diff = np.zeros(len(lines) + 1, dtype=np.int64)
-    ngram_items: dict[int, None] = {}
-    for pos, its in hits:
-        a, b = line_of[pos], line_of[pos + n - 1]
-        mask_diff[a] += 1
-        mask_diff[b + 1] -= 1
+        for pos, its in _find(index.short_bits, index.short_bits_log2, sh, si, grams[L]):
+            if L < n:
+                short_hits.append((pos, L, its))
+            else:
+                for x in its:
+                    whole_hits.setdefault(int(x), []).append((pos, pos + L))
+    # n-gram rule: an item's matching grams form its spans on the page; a span is evidence with at
+    # least min_words words (grams matching different items never add up)
+    windows: dict[int, list] = {}                     # item number -> its token windows (evidence only)
+    by_item: dict[int, list] = {}
+    for p, its in _find(index.bits, index.bits_log2, index.hashes, index.items, grams[n]):
         for x in its:
-            ngram_items.setdefault(int(x), None)
-    removed_mask = np.cumsum(mask_diff[:-1]) > 0
-    removed_lines = [int(i) for i in np.nonzero(removed_mask)[0]]
+            by_item.setdefault(int(x), []).append((p, p + n))
+    for k, ws in by_item.items():
+        good = [(a, b) for a, b in _spans(ws) if pt.words[b] - pt.words[a] >= min_words and b - a >= min_span]
+        if good:
+            windows[k] = [(a, b) for a, b in ws if any(ga <= a and b <= gb for ga, gb in good)]
+    for k, ws in whole_hits.items():                  # a whole question is evidence at any length
+        windows[k] = sorted(set(windows.get(k, []) + ws))
+    if not windows and not short_hits:
+        return PageResult(text=text)
+    lines = text.split("\n")
+    removed_set: set = set()
+    item_lines: dict[int, set] = {}
+    for k, ws in windows.items():
+        ls = set()
+        for a, b in ws:
+            ls.update(range(int(pt.line_of[a]), int(pt.line_of[b - 1]) + 1))
+        item_lines[k] = ls
+        removed_set |= ls
+    removed_lines = sorted(removed_set)
 
-    def rows_for(items, action, reason):
+    def evidence(ws) -> str:
+        return _cut(" … ".join(" ".join(pt.toks[a:b]) for a, b in _spans(ws)), EVIDENCE_CHARS)
+
+    def rows_for(keys, action, reason, ev, removed):
         seen, out = set(), []
-        for k in items:
+        act = FLAGGED.get(action, action) if flag else action
+        for k in keys:
             key = index.item(k)
             if key not in seen:
                 seen.add(key)
-                out.append((key[0], key[1], action, reason))
+                out.append((key[0], key[1], act, reason, ev(k), _cut(removed(k), REMOVED_CHARS)))
         return out
 
-    if short_items:
-        rows = rows_for(short_items, PAGE_REMOVED, R_SHORT) + rows_for(ngram_items, PAGE_REMOVED, R_NGRAM)
+    ngram_rows = lambda action, reason: rows_for(  # noqa: E731
+        windows, action, reason, lambda k: evidence(windows[k]), lambda k: _lines_text(lines, item_lines[k]))
+    if short_hits:
+        short_ws: dict[int, list] = {}
+        for p, L, its in short_hits:
+            for x in its:
+                short_ws.setdefault(int(x), []).append((p, p + L))
+        short_lines = {k: {i for a, b in ws for i in range(int(pt.line_of[a]), int(pt.line_of[b - 1]) + 1)}
+                       for k, ws in short_ws.items()}
+        rows = rows_for(short_ws, PAGE_REMOVED, R_SHORT, lambda k: evidence(short_ws[k]),
+                        lambda k: _lines_text(lines, short_lines[k])) + \
+            [r for r in ngram_rows(PAGE_REMOVED, R_NGRAM)]
+        if flag:
+            return PageResult(text=text, rows=rows, removed_lines=removed_lines, flagged=True)
         return PageResult(text=None, removed=True, rows=rows, removed_lines=removed_lines)
-    kept = [ln for ln, r in zip(lines, removed_mask) if not r]
+    kept = [ln for i, ln in enumerate(lines) if i not in removed_set]
     cleaned = "\n".join(kept)
     if len(cleaned.strip()) < cfg.min_chars_after:
-        return PageResult(text=None, removed=True, rows=rows_for(ngram_items, PAGE_REMOVED, R_TOO_SHORT),
-                          removed_lines=removed_lines)
-    return PageResult(text=cleaned, removed=False, lines_removed=len(removed_lines),
-                      rows=rows_for(ngram_items, SEGMENT_REMOVED, R_NGRAM), removed_lines=removed_lines)
+        rows = ngram_rows(PAGE_REMOVED, R_TOO_SHORT)
+        if flag:
+            return PageResult(text=text, rows=rows, removed_lines=removed_lines, flagged=True)
+        return PageResult(text=None, removed=True, rows=rows, removed_lines=removed_lines)
+    rows = ngram_rows(SEGMENT_REMOVED, R_NGRAM)
+    if flag:
+        return PageResult(text=text, rows=rows, lines_flagged=len(removed_lines), removed_lines=removed_lines,
+                          flagged=True)
+    return PageResult(text=cleaned, removed=False, lines_removed=len(removed_lines), rows=rows,
+                      removed_lines=removed_lines)
 
 
 # ---------------------------------------------------------------- many pages, counts
 def empty_counts() -> dict:
     return {"pages_in": 0, "pages_out": 0, "pages_removed": 0, "pages_cleaned": 0, "segments_removed": 0,
+            "pages_flagged": 0, "segments_flagged": 0,
             "by_rule": {R_SHORT: 0, R_TOO_SHORT: 0, R_NGRAM: 0}, "by_benchmark": {}, "by_benchmark_rule": {}}
 
 
 def tally(pages_in: int, page_stats: Iterable[tuple], rows: Iterable[tuple]) -> dict:
     """Counts for the report.
 
-    ``page_stats``: (page_id, removed, lines_removed) of every contaminated page;
-    ``rows``: contamination rows (page_id, benchmark, item_id, action, reason).
+    ``page_stats``: (page_id, removed, lines_removed[, flagged, lines_flagged]) of every contaminated
+    page; ``rows``: contamination rows (page_id, benchmark, item_id, action, reason, ...).
     Page counts per benchmark and per rule count distinct pages."""
     c = empty_counts()
     c["pages_in"] = int(pages_in)
-    for _pid, removed, lines in page_stats:
-        if removed:
+    for _pid, removed, lines, *flag in page_stats:
+        if flag and flag[0]:
+            c["pages_flagged"] += 1
+            c["segments_flagged"] += int(flag[1])
+        elif removed:
             c["pages_removed"] += 1
         else:
             c["pages_cleaned"] += 1
@@ -640,9 +852,9 @@ def tally(pages_in: int, page_stats: Iterable[tuple], rows: Iterable[tuple]) -> 
     by_rule: dict = {}
     by_b: dict = {}
     by_br: dict = {}
-    for pid, bench, _item, action, reason in rows:
-        rule = R_NGRAM if action == SEGMENT_REMOVED else reason
-        if action == PAGE_REMOVED and reason == R_NGRAM:
+    for pid, bench, _item, action, reason, *_evidence in rows:
+        rule = R_NGRAM if action in (SEGMENT_REMOVED, SEGMENT_FLAGGED) else reason
+        if action in (PAGE_REMOVED, PAGE_FLAGGED) and reason == R_NGRAM:
             rule = None  # an n-gram item on a page the short rule removed: the page counts under the short rule
         if rule:
             by_rule.setdefault(rule, set()).add(pid)
@@ -667,7 +879,7 @@ def decontaminate_pages(pages: Iterable[dict], index: GramIndex, cfg, id_field: 
         pid = p.get(id_field)
         rows.extend((pid,) + row for row in r.rows)
         if r.contaminated:
-            stats.append((pid, r.removed, r.lines_removed))
+            stats.append((pid, r.removed, r.lines_removed, r.flagged, r.lines_flagged))
         if not r.removed:
             q = dict(p)
             q["text"] = r.text

@@ -41,7 +41,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 MAX_HTML_CHARS = 20_000_000
-FAVORS = ("default", "recall", "precision")
+FAVORS = ("default", "recall", "precision", "fast")   # fast: trafilatura without its fallback algorithms
 
 
 @dataclass
@@ -169,7 +169,7 @@ def _trafilatura_text(tree, url, favor):
     return trafilatura.extract(
         tree, url=url or None, include_comments=False, include_formatting=False,
         include_tables=True, include_images=False, include_links=False,
-        favor_recall=(favor == "recall"), favor_precision=(favor == "precision"),
+        favor_recall=(favor == "recall"), favor_precision=(favor == "precision"), fast=(favor == "fast"),
         output_format="txt",
     )
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 PAGES = (
     "page_id STRING, url STRING, host STRING, path STRING, title STRING, text STRING, "
     "n_tokens BIGINT, warc_file STRING, warc_offset BIGINT, has_math_markup BOOLEAN, "
-    "math_kinds STRING, fetched_at STRING, lang STRING"
+    "math_kinds STRING, fetched_at STRING, lang STRING, extractor STRING"
 )
 
 # Ingest's intermediate rows (before dedup): a page plus what dedup needs.
@@ -55,7 +55,10 @@ FINAL_CORPUS = (
 )
 
 # RUN/final/contamination
-CONTAMINATION = "page_id STRING, benchmark STRING, item_id STRING, action STRING, reason STRING"
+# (evidence: the page's tokens of the matched spans; removed_text: the lines that match removed, or for a
+# page removed by a short question the lines that hold it; both cut to a few thousand characters)
+CONTAMINATION = ("page_id STRING, benchmark STRING, item_id STRING, action STRING, reason STRING, "
+                 "evidence STRING, removed_text STRING")
 
 
 def columns(ddl: str) -> list[str]:

@@ -70,7 +70,7 @@ class Stage:
 
 EXTRACT_KEYS = ("ingest.max_page_bytes", "ingest.extract_timeout_s", "ingest.min_text_chars",
                 "ingest.keep_status", "ingest.html_content_types", "ingest.manifest_base", "ingest.favor",
-                "ingest.extractor")
+                "ingest.extractor", "ingest.fallback_extractor")
 NEAR_KEYS = ("dedup.near", "dedup.shingle_size", "dedup.bands", "dedup.rows", "dedup.minhash_seed",
              "dedup.verify_jaccard", "dedup.verify_with", "dedup.max_iterations_cc", "dedup.sub_buckets", "dedup.rescue_rounds")
 

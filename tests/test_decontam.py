@@ -1,9 +1,11 @@
-"""Decontamination (pure): loaders, normalization, the line and page rules.
+"""Decontamination (pure): loaders, normalization, the information rule, the line and page rules.
 
 Benchmark items are planted into real pages from the shared data; the pages
 must lose exactly the planted lines.  An independent, deliberately plain
-check (written here, not reusing the index code) confirms that no 10-gram of
-any benchmark text survives.
+check (written here, not reusing the index code) confirms that no benchmark
+text survives: no 10-gram of a benchmark text that carries information by the
+rule (a gram unique to one benchmark question, in a matched span of at least
+``min_span`` tokens and ``min_words`` words) is left in a cleaned page.
 """
 from __future__ import annotations
 
@@ -86,6 +88,72 @@ def surviving_10grams(texts: list[str], bench_dir: Path) -> set:
             if g in page_grams:
                 found.add(g)
     return found
+
+
+def plain_is_word(w: str, command: bool = False) -> bool:
+    """Carries text: a CJK character, or two or more letters that are not TeX/formula notation."""
+    if command:
+        return False
+    if len(w) == 1:
+        return _is_cjk(w)
+    return w.isalpha() and w not in D.NOTATION
+
+
+def plain_tokens_with_commands(text: str) -> list[tuple[str, bool]]:
+    """``plain_words`` plus, per word, whether a backslash wrote it (a TeX command)."""
+    out, cur, cmd, prev = [], "", False, ""
+    for ch in text.lower() + " ":
+        if _is_cjk(ch):
+            if cur:
+                out.append((cur, cmd))
+            cur, cmd = "", False
+            out.append((ch, False))
+        elif ch.isalnum():
+            if not cur:
+                cmd = prev == "\\"
+            cur += ch
+        else:
+            if cur:
+                out.append((cur, cmd))
+            cur, cmd = "", False
+        prev = ch
+    return out
+
+
+def informative_survivors(texts: list[str], bench_dir: Path, min_span: int, min_words: int) -> set:
+    """Benchmark 10-grams left in ``texts`` that the rule calls evidence: grams found in one benchmark
+    record only (a gram in several records is common), forming on a page a run of overlapping matches
+    of one record at least ``min_span`` tokens long that holds at least ``min_words`` words."""
+    records = []                                   # per record: its set of 10-grams
+    for s in raw_benchmark_strings(bench_dir):
+        w = plain_words(s)
+        records.append({tuple(w[i:i + 10]) for i in range(len(w) - 9)})
+    owners: dict = {}
+    for k, grams in enumerate(records):
+        for g in grams:
+            owners.setdefault(g, set()).add(k)
+    bad = set()
+    for t in texts:
+        tw = plain_tokens_with_commands(t)
+        w = [x for x, _ in tw]
+        hits: dict = {}                             # record -> positions of its grams on the page
+        for i in range(len(w) - 9):
+            own = owners.get(tuple(w[i:i + 10]))
+            if own and len(own) == 1:
+                hits.setdefault(next(iter(own)), []).append(i)
+        for _k, pos in hits.items():
+            start = prev = pos[0]
+            for p in pos[1:] + [None]:
+                if p is not None and p <= prev + 10:
+                    prev = p
+                    continue
+                a, b = start, prev + 10
+                words = sum(plain_is_word(x, c) for x, c in tw[a:b])
+                if b - a >= min_span and words >= min_words:
+                    bad.add(" ".join(w[a:b]))
+                if p is not None:
+                    start = prev = p
+    return bad
 
 
 def has_short_question(text: str, questions: list[list[str]]) -> bool:
@@ -245,6 +313,7 @@ def planted(bench_dir, hosts):
 
 # ---------------------------------------------------------------- normalization
 def test_tokens_follow_the_rule():
+    """Tokens: letters and digits, one per CJK character; words: the tokens that carry text."""
     assert D.tokens("x+y=2") == ["x", "y", "2"]
     assert D.tokens("Janet’s DUCKS, lay 16 eggs!") == ["janet", "s", "ducks", "lay", "16", "eggs"]
     assert D.tokens("妈咪买了3盒") == ["妈", "咪", "买", "了", "3", "盒"]
@@ -253,6 +322,12 @@ def test_tokens_follow_the_rule():
     assert D.tokens("ＡＢＣ１２") == ["abc12"]
     for s in ["x+y=2", "Janet’s DUCKS, lay 16 eggs!", "妈咪买了3盒茶叶，一盒", "naïve café 12.5%"]:
         assert D.tokens(s) == plain_words(s)
+    # numbers, single letters and notation are not words; a TeX command is notation by its backslash
+    assert [t for t in D.tokens("If f(n) = 12x and cos y, then 妈") if D.is_word(t)] == ["if", "and", "then", "妈"]
+    assert not D.is_word("frac") and not D.is_word("sqrt") and D.is_word("fraction")
+    pt = D._page_tokens("\\left( x \\right) left right")
+    assert pt.toks == ["left", "x", "right", "left", "right"]
+    assert int(pt.words[-1]) == 2                     # only the two without a backslash
 
 
 def test_gram_hashes_depend_on_order_and_content():
@@ -367,12 +442,12 @@ def test_planted_pages_lose_exactly_the_planted_lines(planted, index, cfg):
         assert all(row[2] == D.SEGMENT_REMOVED and row[3] == D.R_NGRAM for row in r.rows)
 
 
-def test_independent_check_no_benchmark_10gram_survives(planted, hosts, index, cfg, bench_dir):
+def test_independent_check_no_benchmark_text_survives(planted, hosts, index, cfg, bench_dir):
     pages = [p for p, *_ in planted] + hosts
-    before = surviving_10grams([p["text"] for p in pages], bench_dir)
-    assert before, "the planted pages must contain benchmark 10-grams (or the check proves nothing)"
+    before = informative_survivors([p["text"] for p in pages], bench_dir, cfg.min_span, cfg.min_words)
+    assert len(before) >= len(planted), "the planted pages must hold benchmark text (or the check proves nothing)"
     out, rows, counts = D.decontaminate_pages(pages, index, cfg)
-    assert surviving_10grams([p["text"] for p in out], bench_dir) == set()
+    assert informative_survivors([p["text"] for p in out], bench_dir, cfg.min_span, cfg.min_words) == set()
     assert counts["pages_in"] == len(pages) and counts["pages_removed"] == 0
     assert counts["pages_cleaned"] == len(planted)
     assert counts["segments_removed"] == sum(len(idx) for _p, _h, idx, _b in planted)
@@ -383,12 +458,15 @@ def test_independent_check_no_benchmark_10gram_survives(planted, hosts, index, c
 
 def test_short_question_removes_the_page_unless_excluded(hosts, loaded, index, cfg, bench_dir):
     mmlu = _records(bench_dir / "mmlu_stem/test.jsonl")
-    q = next(r for r in mmlu if 5 <= len(plain_words(r["question"])) < 10)
+    # a short question that carries text (>= short_min_words words) and is no other question's part
+    short = {k for L, (_h, its) in index.short.items() if L < cfg.ngram for k in its.tolist()}
+    usable = {index.item_ids[k] for k in short if index.benchmarks[index.item_benchmark[k]] == "mmlu_stem"}
+    q = next(r for r in mmlu if 5 <= len(plain_words(r["question"])) < 10 and str(r["id"]) in usable)
     page, _ = _plant(hosts[7], ["We asked: " + q["question"].upper() + " -- nobody knew."])
     page["page_id"] = "short-1"
     r = D.decontaminate_text(page["text"], index, cfg)
     assert r.removed and r.text is None
-    assert ("mmlu_stem", str(q["id"]), D.PAGE_REMOVED, D.R_SHORT) in r.rows
+    assert ("mmlu_stem", str(q["id"]), D.PAGE_REMOVED, D.R_SHORT) in [row[:4] for row in r.rows]
     out, rows, counts = D.decontaminate_pages([page, hosts[8]], index, cfg)
     assert [p["page_id"] for p in out] == [hosts[8]["page_id"]]
     assert counts["pages_removed"] == 1 and counts["by_rule"][D.R_SHORT] == 1
@@ -417,7 +495,8 @@ def test_page_too_short_after_cleaning_is_removed(bench_dir, index, cfg):
     text = "Homework help\n" + gsm[3]["question"] + "\nThanks!"
     r = D.decontaminate_text(text, index, cfg)
     assert r.removed and r.text is None
-    assert r.rows == [("gsm8k", gsm[3]["id"], D.PAGE_REMOVED, D.R_TOO_SHORT)]
+    assert [row[:4] for row in r.rows] == [("gsm8k", gsm[3]["id"], D.PAGE_REMOVED, D.R_TOO_SHORT)]
+    assert r.rows[0][5] == gsm[3]["question"]           # the removed text: the question
     _out, _rows, counts = D.decontaminate_pages([{"page_id": "p", "text": text}], index, cfg)
     assert counts["by_rule"][D.R_TOO_SHORT] == 1 and counts["pages_out"] == 0
     # a short page without benchmark text is kept as it is
@@ -454,3 +533,31 @@ def test_fetch_dry_run_prints_the_plan(capsys, tmp_path):
     assert "grade-school-math" in out and "agieval/aqua-rat.jsonl" in out and "mmlu_stem" not in out
     assert not (tmp_path / "b").exists()
     assert main(["fetch-benchmarks", "--out", str(tmp_path / "b"), "--only", "nope", "--dry-run"]) == 2
+
+
+# ---------------------------------------------------------------- evidence and flag mode
+def test_every_removal_carries_its_evidence_and_removed_text(planted, index, cfg):
+    for page, _host, idx, bench in planted:
+        r = D.decontaminate_text(page["text"], index, cfg)
+        lines = page["text"].split("\n")
+        planted_text = "\n".join(lines[i] for i in idx)
+        for b, _item, _action, _reason, evidence, removed in r.rows:
+            assert removed and removed in planted_text, (page["page_id"], removed)
+            # the evidence is the page's own tokens, and they are in the planted lines
+            assert evidence and all(span in " ".join(D.tokens(planted_text)) for span in evidence.split(" … "))
+        assert any(row[0] == bench and len(row[4].split()) >= cfg.min_span for row in r.rows)
+
+
+def test_flag_mode_keeps_every_page_and_line_and_writes_the_same_rows(planted, hosts, index, loaded, bench_dir):
+    remove, flag = DecontamConfig(), DecontamConfig(mode="flag")
+    gsm = _records(bench_dir / "gsm8k/test.jsonl")
+    short_page = {"page_id": "too-short", "text": "Homework help\n" + gsm[3]["question"] + "\nThanks!"}
+    pages = [p for p, *_ in planted] + hosts + [short_page]
+    out_r, rows_r, c_r = D.decontaminate_pages(pages, index, remove)
+    out_f, rows_f, c_f = D.decontaminate_pages(pages, index, flag)
+    assert [p["text"] for p in out_f] == [p["text"] for p in pages]           # nothing removed
+    assert c_f["pages_removed"] == 0 and c_f["segments_removed"] == 0 and c_f["pages_out"] == len(pages)
+    assert c_f["pages_flagged"] == c_r["pages_cleaned"] + c_r["pages_removed"] > 0
+    assert c_f["segments_flagged"] == c_r["segments_removed"]
+    to_flag = {D.SEGMENT_REMOVED: D.SEGMENT_FLAGGED, D.PAGE_REMOVED: D.PAGE_FLAGGED}
+    assert rows_f == [r[:3] + (to_flag[r[3]],) + r[4:] for r in rows_r]

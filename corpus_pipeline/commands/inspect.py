@@ -130,6 +130,10 @@ def render_text(out: dict) -> str:
                 lines.append(f"  {r['action']} ({r['reason']}): {r.get('url') or r['page_id']}")
                 lines.append(f"         matched {r['benchmark']} item {r['item_id']}"
                              + (f": {r['item_text'][:200]}" if r.get("item_text") else ""))
+                if r.get("evidence"):
+                    lines.append(f"         evidence: {r['evidence'][:300]}")
+                if r.get("removed_text"):
+                    lines.append("         removed: " + " / ".join(r["removed_text"].splitlines())[:300])
             if not k["rows"]:
                 lines.append("  (none)")
     return "\n".join(lines) + "\n"

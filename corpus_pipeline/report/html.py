@@ -190,7 +190,8 @@ def render_html(s: dict) -> str:
 
 
 # ---------------------------------------------------------------- readable tables
-_ACTIONS = {"segment_removed": "pages with lines removed", "page_removed": "pages removed"}
+_ACTIONS = {"segment_removed": "pages with lines removed", "page_removed": "pages removed",
+            "segment_flagged": "pages with lines flagged", "page_flagged": "pages flagged"}
 
 
 def decon_table(by_bench: dict, by_rule: dict) -> tuple[list, list]:
@@ -271,10 +272,13 @@ def _details_sections(d: dict) -> str:
     if con.get("decontaminated"):
         rows = [[(r.get("action", "").replace("_", " "), ""), (r.get("reason", "").replace("_", " "), ""),
                  (r.get("url") or r.get("page_id"), "u"), (r.get("benchmark"), ""), (r.get("item_id"), ""),
+                 ((r.get("evidence") or "")[:300], "t"), ((r.get("removed_text") or "")[:400], "t"),
                  ((r.get("item_text") or "")[:300], "t")] for r in con.get("rows", [])]
         out.append(f'<h2 id="contamination">Decontamination: what was removed</h2><p>{con.get("total", 0)} '
-                   f"removals; the first {len(rows)}, with the benchmark item each page matched.</p>"
-                   + _rich_table(["action", "rule", "page", "benchmark", "item", "item text"], rows))
+                   f"rows; the first {len(rows)}, each with its evidence (the page's words that matched the "
+                   "benchmark item), the text it removed and the item's own text.</p>"
+                   + _rich_table(["action", "rule", "page", "benchmark", "item", "matched", "removed text",
+                                  "item text"], rows))
     its = d.get("iterations") or {}
     if its:
         rows = []

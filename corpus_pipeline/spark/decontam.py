@@ -49,7 +49,7 @@ def _partition_fn(bc, cfg, text_pos: int, id_pos: Optional[int], url_pos: Option
                 contam = [(pid,) + tuple(x) for x in res.rows]
             if not res.removed:
                 vals[text_pos] = res.text
-            yield tuple(vals) + (bool(res.removed), int(res.lines_removed), contam)
+            yield tuple(vals) + (bool(res.removed), int(res.lines_removed or res.lines_flagged), contam)
     return run
 
 
@@ -88,18 +88,24 @@ def decontaminate_df(spark, corpus_df, benchmarks_dir: str, cfg) -> "DecontamRes
     corpus = df.filter(~F.col(_REMOVED)).select(*[F.col(f"`{c}`") for c in names])
     contamination = df.select(F.explode(_ROWS).alias("r")).select(*[F.col(f"r.{c}") for c in columns(CONTAMINATION)])
 
+    flag = getattr(cfg, "mode", "remove") == "flag"
+    touched = F.size(_ROWS) > 0
     agg = df.agg(
         F.count(F.lit(1)).alias("pages_in"),
         F.sum(F.col(_REMOVED).cast("int")).alias("pages_removed"),
-        F.sum(((~F.col(_REMOVED)) & (F.size(_ROWS) > 0)).cast("int")).alias("pages_cleaned"),
-        F.sum(F.when(~F.col(_REMOVED), F.col(_LINES)).otherwise(0)).alias("segments_removed"),
+        F.sum(((~F.col(_REMOVED)) & touched).cast("int")).alias("pages_touched"),
+        F.sum(F.when(~F.col(_REMOVED) & touched, F.col(_LINES)).otherwise(0)).alias("lines"),
     ).collect()[0]
     counts = D.empty_counts()
-    for k in ("pages_in", "pages_removed", "pages_cleaned", "segments_removed"):
-        counts[k] = int(agg[k] or 0)
+    counts["pages_in"] = int(agg["pages_in"] or 0)
+    counts["pages_removed"] = int(agg["pages_removed"] or 0)
+    if flag:       # nothing removed: the pages and lines that would have been
+        counts["pages_flagged"], counts["segments_flagged"] = int(agg["pages_touched"] or 0), int(agg["lines"] or 0)
+    else:
+        counts["pages_cleaned"], counts["segments_removed"] = int(agg["pages_touched"] or 0), int(agg["lines"] or 0)
     counts["pages_out"] = counts["pages_in"] - counts["pages_removed"]
     # per benchmark x action, benchmark x reason and per page-level rule: distinct pages, in one job
-    rule = (F.when(F.col("action") == D.SEGMENT_REMOVED, F.lit(D.R_NGRAM))
+    rule = (F.when(F.col("action").isin(D.SEGMENT_REMOVED, D.SEGMENT_FLAGGED), F.lit(D.R_NGRAM))
             .when(F.col("reason") != D.R_NGRAM, F.col("reason")))
     c = contamination.withColumn("rule", rule)
     # SQL GROUPING SETS: DataFrame.groupingSets is pyspark 4.x only (EMR 7 / Dataproc 2.2 run 3.5)
@@ -123,7 +129,7 @@ def decontaminate_df(spark, corpus_df, benchmarks_dir: str, cfg) -> "DecontamRes
     counts["by_benchmark"] = {b: dict(sorted(d.items())) for b, d in sorted(by_b.items())}
     counts["by_benchmark_rule"] = {b: dict(sorted(d.items())) for b, d in sorted(by_br.items())}
     stats = {"items": len(bm.items), "grams": int(len(index.hashes)), "index_bytes": int(index.nbytes()),
-             "files": [f.path for f in bm.files]}
+             "files": [f.path for f in bm.files], **index.stats}
     return DecontamResult(corpus=corpus, contamination=contamination, counts=counts, benchmarks=bm.names(),
                           skipped_files=list(bm.skipped), index_stats=stats, _cached=df)
 
