@@ -41,6 +41,7 @@ from .errors import InputFileError
 
 STATES = ("accept", "reject", "undecided")
 MAX_BODY = 1 << 20
+DRAIN_LIMIT = 8 * MAX_BODY   # an over-limit body up to this size is read and dropped before the 413
 EXCERPT_CHARS = 400
 _SAMPLE_PATH = re.compile(r"^/api/sample/(.*)$")
 _SAMPLE_ID = re.compile(r"^[0-9]{1,9}$")
@@ -410,6 +411,16 @@ def _handler(server: AnnotateServer):
                 self._error(411, "Content-Length required")
                 return
             if n < 0 or n > MAX_BODY:
+                # read (and drop) a body of a few times the limit first: a client still sending it
+                # would otherwise meet a closed connection (broken pipe) instead of this answer
+                if 0 < n <= DRAIN_LIMIT:
+                    left = n
+                    while left > 0:
+                        chunk = self.rfile.read(min(left, 1 << 16))
+                        if not chunk:
+                            break
+                        left -= len(chunk)
+                self.close_connection = True
                 self._error(413, f"request body over {MAX_BODY} bytes")
                 return
             body = self.rfile.read(n)
