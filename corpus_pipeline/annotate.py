@@ -134,27 +134,94 @@ def _rest(row: dict) -> Optional[tuple[int, int]]:
     return max(int(hp) - int(row["pages"]), 0), max(int(hc) - int(row["collected"]), 0)
 
 
+def hist(row: dict, key: str) -> list[int]:
+    """A score histogram of a prefix row (``hist_collected`` / ``hist_uncollected``; JSON in Spark rows)."""
+    h = row.get(key)
+    if isinstance(h, str):
+        try:
+            h = json.loads(h)
+        except ValueError:
+            h = None
+    return [int(x or 0) for x in h] if isinstance(h, list) else []
+
+
+_BARS = " ▁▂▃▄▅▆▇█"
+
+
+def sparkline(h: list[int]) -> str:
+    """``▁▁▂▇█``: a score histogram (low scores left) in one line of text."""
+    top = max(h, default=0)
+    return "".join(_BARS[0 if not v else 1 + int((len(_BARS) - 2) * v / top)] for v in h) if top else ""
+
+
+def _markup_shares(row: dict) -> Optional[tuple[float, float]]:
+    """(collected, uncollected) shares of pages with maths markup; None without the columns."""
+    mc, mu = row.get("markup_collected"), row.get("markup_uncollected")
+    if mc is None or mu is None:
+        return None
+    c, u = int(row["collected"]), int(row["pages"]) - int(row["collected"])
+    return (int(mc) / c if c else 0.0), (int(mu) / u if u else 0.0)
+
+
+def near_share(row: dict, near_score: float) -> Optional[float]:
+    """Share of the prefix's uncollected pages scoring at least ``near_score`` (None: no histogram)."""
+    h = hist(row, "hist_uncollected")
+    if not h or not sum(h):
+        return None
+    k = min(int(near_score * len(h) + 1e-9), len(h))
+    return sum(h[k:]) / sum(h)
+
+
+def look_alike(row: dict, cfg: AnnotateConfig) -> tuple[bool, str]:
+    """Do the prefix's uncollected pages look like its collected ones?  Their maths markup share is
+    at least ``propose_markup_ratio`` of the collected pages' share, and at least
+    ``propose_near_share`` of them score ``propose_near_score`` or more (just under the threshold,
+    not like pages the classifier is sure are not maths)."""
+    m = _markup_shares(row)
+    near = near_share(row, cfg.propose_near_score)
+    if m is None or near is None:
+        return False, "no evidence on the uncollected pages"
+    mc, mu = m
+    if mc > 0 and mu < cfg.propose_markup_ratio * mc:
+        return False, f"uncollected pages carry less maths markup ({mu:.0%} against {mc:.0%} collected)"
+    if near < cfg.propose_near_share:
+        return False, (f"only {near:.0%} of the uncollected pages score {cfg.propose_near_score:g} or more: "
+                       "most look unlike the collected ones")
+    return True, f"uncollected pages look alike: markup {mu:.0%} (collected {mc:.0%}), {near:.0%} score >= {cfg.propose_near_score:g}"
+
+
 def evidence(row: dict) -> str:
-    """The numbers a proposal rests on: the prefix's share against the rest of its host."""
+    """The numbers a proposal rests on: the prefix's share against the rest of its host, maths markup
+    and score histograms of its collected and uncollected pages."""
     text = _stats(row)
     rest = _rest(row)
     if rest is not None:
         rp, rc = rest
         text += f"; rest of host {rp} pages, {rc} collected ({rc / rp:.1%})" if rp else "; the whole host"
+    m = _markup_shares(row)
+    if m is not None:
+        text += f"; maths markup {m[0]:.0%} collected, {m[1]:.0%} not"
+    hc, hu = hist(row, "hist_collected"), hist(row, "hist_uncollected")
+    if sum(hc) or sum(hu):
+        text += f"; scores collected |{sparkline(hc)}| not |{sparkline(hu)}|"
     return text
 
 
 def judge(row: dict, cfg: AnnotateConfig) -> tuple[bool, str]:
     """(proposable, reason) for one prefix row: the proposer's rule, with the reason a person reads.
 
-    A prefix is proposed when it has ``propose_min_pages`` pages, ``propose_min_collected``
-    collected and a collected share of at least ``propose_min_fraction``; its last path segment
-    is a topical folder, not a date, page number, tag, author, archive or id segment
-    (``domains.structural_reason``); and its share stands out from the rest of its host by at
-    least ``propose_min_lift`` (a folder of a maths host that only inherits the host's rate is
-    not evidence).  A prefix that is (nearly) its whole host (fewer than
-    ``propose_min_rest_pages`` pages outside it) has no rest to stand out from: it needs a
-    share of ``propose_whole_host_fraction``.
+    Every proposal needs ``propose_min_pages`` pages and ``propose_min_collected`` collected, and a
+    topical folder or the host's root (not a date, page number, tag, author, archive or id segment:
+    ``domains.structural_reason``).  Then one of:
+
+    * the whole host (the root ``/``, or a folder with fewer than ``propose_min_rest_pages`` pages
+      outside it): its collected pages dominate (a share of ``propose_whole_host_fraction``) and
+      its uncollected pages look like the collected ones (:func:`look_alike`);
+    * a folder that stands out: a share of ``propose_min_fraction`` that beats the rest of its host
+      by ``propose_min_lift`` (a folder of a maths host that only inherits the host's rate is not
+      evidence);
+    * a folder that holds the host's maths: ``propose_min_host_share`` of the host's collected
+      pages, a share of ``propose_min_folder_fraction``, its uncollected pages alike.
     """
     from .domains import structural_reason
 
@@ -163,23 +230,32 @@ def judge(row: dict, cfg: AnnotateConfig) -> tuple[bool, str]:
         return False, f"fewer than {cfg.propose_min_pages} pages"
     if row["collected"] < cfg.propose_min_collected:
         return False, f"fewer than {cfg.propose_min_collected} collected"
-    if f < cfg.propose_min_fraction:
-        return False, f"share below {cfg.propose_min_fraction:.0%}"
     why = structural_reason(row["prefix"])
     if why is not None:
         return False, f"{why} segment: files pages, not a topic"
     rest = _rest(row)
+    whole = row["prefix"] == "/" or (rest is not None and rest[0] < cfg.propose_min_rest_pages)
+    if whole:
+        if f < cfg.propose_whole_host_fraction:
+            return False, f"whole host: collected share below {cfg.propose_whole_host_fraction:.0%}"
+        ok, how = look_alike(row, cfg)
+        return (True, "whole host; " + how) if ok else (False, "whole host: " + how)
     if rest is None:
-        return True, "share"
+        return (True, "share") if f >= cfg.propose_min_fraction else (False, f"share below {cfg.propose_min_fraction:.0%}")
     rp, rc = rest
-    if rp < cfg.propose_min_rest_pages:
-        if f >= cfg.propose_whole_host_fraction:
-            return True, "whole host"
-        return False, f"whole host below {cfg.propose_whole_host_fraction:.0%}"
     lift = f - rc / rp
-    if lift < cfg.propose_min_lift:
-        return False, f"does not stand out from the rest of its host (+{lift * 100:.0f} points)"
-    return True, f"+{lift * 100:.0f} points over the rest of its host"
+    if f >= cfg.propose_min_fraction and lift >= cfg.propose_min_lift:
+        return True, f"+{lift * 100:.0f} points over the rest of its host"
+    host_c = int(row.get("host_collected") or 0)
+    held = row["collected"] / host_c if host_c else 0.0
+    if held >= cfg.propose_min_host_share and f >= cfg.propose_min_folder_fraction:
+        ok, how = look_alike(row, cfg)
+        if ok:
+            return True, f"holds {held:.0%} of the host's collected pages; " + how
+        return False, f"holds {held:.0%} of the host's collected pages, but " + how
+    if f < cfg.propose_min_fraction:
+        return False, f"share below {cfg.propose_min_fraction:.0%}"
+    return False, f"does not stand out from the rest of its host (+{lift * 100:.0f} points)"
 
 
 def propose(prefix_rows: list[dict], cfg: AnnotateConfig) -> list[Mark]:
@@ -414,6 +490,8 @@ _TAG = re.compile(r"^(carried|proposer)\b\s*:?\s*(.*)$", re.S)
 _CARRIED = re.compile(r"^(person|proposer)?\s*(?:,\s*since iter\s*(\d+))?\s*(?:;\s*(.*))?$", re.S)
 _STATS = re.compile(r"^\d+ pages, \d+ collected \([\d.]+%\)\s*"
                     r"(?:;\s*(?:rest of host \d+ pages, \d+ collected \([\d.]+%\)|the whole host))?\s*"
+                    r"(?:;\s*maths markup \d+% collected, \d+% not)?\s*"
+                    r"(?:;\s*scores collected \|[^|]*\| not \|[^|]*\|)?\s*"
                     r"(?:;\s*under marked \S*)?\s*;?\s*")
 _HOST = re.compile(r"^[^\s/:@?#]+$")
 

@@ -98,14 +98,19 @@ def _excerpt(text: str, n: int = EXCERPT_CHARS) -> str:
 
 def build_view(run: str, iteration: int, adir: str, index: dict, file_marks: list, rejected: list, proposed: list,
                joins: dict, samples: list, domains: Optional[list] = None, top_hosts: int = 50,
-               max_listed: int = 40) -> AnnotationView:
+               max_listed: int = 40, cfg=None) -> AnnotationView:
     """The page's data: hosts ranked by impact, each with its prefix tree and samples.
 
     A prefix's starting state: ``reject`` when it is in the rejections file, ``accept`` when it is
     active in the marked file or the proposer picks it (labelled ``proposed``), else ``undecided``.
     Host impact: the pages the proposed prefixes would add to the seed; hosts without a proposal
-    rank after those with one, by the most any one of their prefixes would add.
+    rank after those with one, by the most any one of their prefixes would add.  Each prefix carries
+    the proposer's verdict on it (``why``, with ``cfg``: the annotate settings) and its ``evidence``
+    (shares, maths markup and score histograms of its collected and uncollected pages).
     """
+    from .config import AnnotateConfig
+
+    cfg = cfg or AnnotateConfig()
     rows = [dict(r, examples=ann._examples(r)) for r in index.get("rows", [])]
     known = {tuple(k) for k in index.get("known", [])} or ann.known_prefixes(rows)
     marks = {(m.host, m.prefix): m for m in file_marks}
@@ -152,6 +157,8 @@ def build_view(run: str, iteration: int, adir: str, index: dict, file_marks: lis
                 "share": (r["collected"] / r["pages"]) if r["pages"] else 0.0,
                 "would_join": int(joins.get(key, r["pages"] - r["collected"])),
                 "proposed": key in prop, "state": st, "decided_by": who,
+                "why": ann.judge(r, cfg)[1], "evidence": ann.evidence(r),
+                "hist_collected": ann.hist(r, "hist_collected"), "hist_uncollected": ann.hist(r, "hist_uncollected"),
                 "samples": by_sample.get(key, [])})
         proposed_join = sum(p["would_join"] for p in prefixes if p["proposed"])
         best = max((p["would_join"] for p in prefixes), default=0)

@@ -145,7 +145,12 @@ class AnnotateConfig:
     worksheet_max_prefixes: int = 40       # candidate prefixes listed per host in the worksheet
     propose_min_lift: float = 0.3          # ... and its share exceeds the rest of its host's by this
     propose_min_rest_pages: int = 5        # a prefix with fewer pages outside it on its host is the whole host
-    propose_whole_host_fraction: float = 0.9  # a whole-host prefix is proposed only at this share
+    propose_whole_host_fraction: float = 0.5  # the whole host is proposed at this collected share (and look-alike)
+    propose_min_host_share: float = 0.8    # a folder holding this share of its host's collected pages ...
+    propose_min_folder_fraction: float = 0.2  # ... with this collected share (and look-alike) is proposed
+    propose_markup_ratio: float = 0.5      # look-alike: uncollected maths-markup share >= this x the collected's
+    propose_near_score: float = 0.1        # look-alike: at least propose_near_share of the uncollected pages
+    propose_near_share: float = 0.5        #   score this or more
     worksheet_max_domains: int = 100       # flagged domains in the worksheet (most uncollected pages first)
     seed_min_score: float = 0.0            # pages under marks join the seed only with this score or more
     max_seed_additions: int = 5000         # at most this many pages join the seed per iteration (best first)
@@ -330,6 +335,9 @@ def _check_ranges(cfg: Config) -> None:
     need(0 <= cfg.annotate.propose_min_fraction <= 1, "annotate.propose_min_fraction", "must be in [0, 1]")
     need(-1 <= cfg.annotate.propose_min_lift <= 1, "annotate.propose_min_lift", "must be in [-1, 1]")
     need(cfg.annotate.propose_min_rest_pages >= 0, "annotate.propose_min_rest_pages", "must be >= 0")
+    for k in ("propose_min_host_share", "propose_min_folder_fraction", "propose_markup_ratio", "propose_near_score",
+              "propose_near_share"):
+        need(0 <= getattr(cfg.annotate, k) <= 1, f"annotate.{k}", "must be in [0, 1]")
     need(0 <= cfg.annotate.propose_whole_host_fraction <= 1, "annotate.propose_whole_host_fraction",
          "must be in [0, 1]")
     need(cfg.annotate.worksheet_max_domains >= 1, "annotate.worksheet_max_domains", "must be >= 1")

@@ -21,11 +21,15 @@ Rules and their defaults (``[domains]`` in the configuration, ``DomainConfig``):
     host with fewer pages than ``annotate.propose_min_pages`` can get no proposal;
     on a crawl most hosts have one page).
 ``path_depth = 2``
-    Path prefixes of depths 1..path_depth are directory prefixes of the URL
-    path, each ending in ``/``: ``/questions/123/slug`` gives ``/questions/``
-    (depth 1) and ``/questions/123/`` (depth 2).  The last path segment is a
-    page, not a directory: ``/about`` has no prefix.  Query strings are not
-    part of the path.  A page is *under* a prefix when its path starts with it.
+    The prefixes of a page (:func:`topical_prefixes`) are its host's root ``/``
+    (depth 0, the whole host) and the *topical* directory prefixes of its URL
+    path down to ``path_depth`` levels, each ending in ``/``.  A folder that
+    only files pages (a date, an id, a page number, a tag, an author:
+    :func:`segment_kind`) is grouped into its parent: ``/questions/123/slug``
+    gives ``/`` and ``/questions/``; ``/361/`` and ``/2019/05/post`` give ``/``
+    only; ``/lc/12/`` gives ``/`` and ``/lc/``.  The last path segment is a
+    page, not a directory.  Query strings are not part of the path.  A page is
+    *under* a prefix when its path starts with it (every page is under ``/``).
 ``prefix_min_pages = 2``, ``max_prefixes_per_domain = 200``
     Prefix statistics keep prefixes with at least ``prefix_min_pages`` pages,
     and at most ``max_prefixes_per_domain`` per host (most pages first, ties
@@ -117,6 +121,21 @@ def path_prefixes(path: Optional[str], depth: int) -> list[str]:
     return out
 
 
+def topical_prefixes(path: Optional[str], depth: int) -> list[tuple[int, str]]:
+    """``[(depth, prefix)]`` of a page: ``(0, "/")`` and its topical directory prefixes of depths
+    1..depth, shallowest first; a structural folder (:func:`segment_kind`) and everything below it
+    are grouped into its parent (module docstring)."""
+    out = [(0, "/")]
+    parent = None
+    for d, pre in enumerate(path_prefixes(path, depth), start=1):
+        seg = pre.rstrip("/").rsplit("/", 1)[-1]
+        if segment_kind(seg, parent) is not None:
+            break
+        out.append((d, pre))
+        parent = seg
+    return out
+
+
 def prefix_depth(prefix: str) -> int:
     """Number of directory levels of a prefix: ``/a/`` -> 1, ``/a/b/`` -> 2."""
     return max(prefix.count("/") - 1, 0)
@@ -137,6 +156,8 @@ def is_flagged(pages: int, collected: int, cfg: DomainConfig) -> bool:
 
 
 # ---------------------------------------------------------------- reference aggregations
+HIST_BINS = 10      # score histogram bins of a prefix's evidence: [0, 0.1), ..., [0.9, 1]
+
 @dataclass(frozen=True)
 class PageRef:
     """The few page fields the domain step needs."""
@@ -147,6 +168,8 @@ class PageRef:
     collected: bool
     url: str = ""
     title: str = ""
+    markup: bool = False                 # the page's HTML carried maths markup
+    score: Optional[float] = None        # this iteration's classifier score
 
 
 def aggregate_domains(pages: Iterable[PageRef], cfg: DomainConfig) -> list[dict]:
@@ -185,24 +208,31 @@ def aggregate_prefixes(pages: Iterable[PageRef], flagged_keys: set, cfg: DomainC
         t = totals.setdefault(host, [0, 0])
         t[0] += 1
         t[1] += 1 if p.collected else 0
-        for d, pre in enumerate(path_prefixes(p.path, cfg.path_depth), start=1):
-            s = stats.setdefault((host, pre), {"depth": d, "pages": 0, "collected": 0, "ex": []})
+        b = min(int((p.score or 0.0) * HIST_BINS), HIST_BINS - 1) if p.score is not None else 0
+        for d, pre in topical_prefixes(p.path, cfg.path_depth):
+            s = stats.setdefault((host, pre), {"depth": d, "pages": 0, "collected": 0, "ex": [],
+                                               "markup": [0, 0], "hist": ([0] * HIST_BINS, [0] * HIST_BINS)})
             s["pages"] += 1
             s["collected"] += 1 if p.collected else 0
+            side = 0 if p.collected else 1
+            s["markup"][side] += 1 if p.markup else 0
+            s["hist"][side][b] += 1
             s["ex"].append((not p.collected, p.page_id, p.url, p.title, p.collected))
     per_host: dict[str, list] = {}
     for (host, pre), s in stats.items():
-        if s["pages"] >= cfg.prefix_min_pages:
+        if s["pages"] >= cfg.prefix_min_pages or pre == "/":
             per_host.setdefault(host, []).append((pre, s))
     rows = []
     for host, items in per_host.items():
-        items.sort(key=lambda t: (-t[1]["pages"], t[0]))
+        items.sort(key=lambda t: (t[0] != "/", -t[1]["pages"], t[0]))
         for pre, s in items[: cfg.max_prefixes_per_domain]:
             rows.append({
                 "host": host, "prefix": pre, "depth": s["depth"], "pages": s["pages"],
                 "collected": s["collected"], "fraction": fraction(s["collected"], s["pages"]),
                 "examples": choose_examples(s["ex"], cfg.examples),
                 "host_pages": totals[host][0], "host_collected": totals[host][1],
+                "markup_collected": s["markup"][0], "markup_uncollected": s["markup"][1],
+                "hist_collected": list(s["hist"][0]), "hist_uncollected": list(s["hist"][1]),
             })
     rows.sort(key=lambda r: (r["host"], r["depth"], r["prefix"]))
     return rows
@@ -263,9 +293,10 @@ def segment_kind(segment: str, parent: Optional[str] = None) -> Optional[str]:
 def structural_reason(prefix: str) -> Optional[str]:
     """Why ``prefix`` (``/a/b/``) cannot be proposed on its own: the kind of its last segment
     (see :func:`segment_kind`), e.g. ``"date"`` for ``/2011/`` or ``/posts/2011/``; None for a
-    topical folder such as ``/questions/`` or ``/courses/18-01/``."""
+    topical folder such as ``/questions/`` or ``/courses/18-01/`` and for the host's root ``/``
+    (the whole host)."""
     segs = [s for s in prefix.strip("/").split("/")]
     if not segs or segs == [""]:
-        return "root"
+        return None
     parent = segs[-2] if len(segs) > 1 else None
     return segment_kind(segs[-1], parent)

@@ -278,8 +278,9 @@ class Loop:
             return ann.read_marks(fsmod.join(adir, ann.MARKED_FILE), None)
 
         domains = self._read(run.iteration(i, "domains"), schemas.DOMAINS)
+        scores = self._read(run.iteration(i, "scores"), schemas.SCORES)
         pres = self._write_stage(run.iteration(i, "prefixes"),
-                                 lambda: prefix_stats(self.spark, pages, collected, domains, cfg.domains),
+                                 lambda: prefix_stats(self.spark, pages, collected, domains, cfg.domains, scores),
                                  schemas.PREFIXES, lambda df: {"prefixes": df.count()}, stage=st.PREFIXES)
         # the worksheet's domains: the top annotate.worksheet_max_domains by impact (ranked in Spark)
         rows, _n_hosts = top_prefix_rows(self._read(run.iteration(i, "prefixes"), schemas.PREFIXES),

@@ -42,9 +42,12 @@ COLLECTED = "page_id STRING, score DOUBLE, n_tokens BIGINT"
 DOMAINS = "host STRING, pages BIGINT, collected BIGINT, fraction DOUBLE, flagged BOOLEAN"
 
 # RUN/iter=NNN/annotations/prefixes: per flagged domain, per URL path prefix
+# (markup_*: pages with maths markup; hist_*: JSON list of page counts per score tenth, 0-0.1 .. 0.9-1;
+#  collected and uncollected apart: the evidence of a proposal)
 PREFIXES = (
     "host STRING, prefix STRING, depth INT, pages BIGINT, collected BIGINT, fraction DOUBLE, "
-    "examples STRING, host_pages BIGINT, host_collected BIGINT"
+    "examples STRING, host_pages BIGINT, host_collected BIGINT, markup_collected BIGINT, "
+    "markup_uncollected BIGINT, hist_collected STRING, hist_uncollected STRING"
 )
 
 # RUN/final/corpus, with provenance: the page's title, language, fetch time and where in which WARC

@@ -12,10 +12,16 @@ from corpus_pipeline.config import AnnotateConfig, DomainConfig
 from corpus_pipeline.errors import InputFileError
 
 
-def row(host, prefix, pages, collected, examples=None, host_pages=None, host_collected=None):
-    return {"host": host, "prefix": prefix, "depth": prefix.count("/") - 1, "pages": pages,
-            "collected": collected, "fraction": collected / pages,
-            "examples": json.dumps(examples or []), "host_pages": host_pages, "host_collected": host_collected}
+def row(host, prefix, pages, collected, examples=None, host_pages=None, host_collected=None, markup=None,
+        hist_u=None, hist_c=None):
+    r = {"host": host, "prefix": prefix, "depth": prefix.count("/") - 1, "pages": pages,
+         "collected": collected, "fraction": collected / pages,
+         "examples": json.dumps(examples or []), "host_pages": host_pages, "host_collected": host_collected}
+    if markup is not None:                     # (collected, uncollected) pages with maths markup
+        r["markup_collected"], r["markup_uncollected"] = markup
+        r["hist_collected"] = json.dumps(hist_c or [0] * 9 + [collected])
+        r["hist_uncollected"] = json.dumps(hist_u or [pages - collected] + [0] * 9)
+    return r
 
 
 # Realistic prefix stats of flagged Q&A and course sites: maths content under
@@ -118,10 +124,39 @@ def test_proposer_needs_a_lift_over_the_rest_of_the_host():
     ok, why = A.judge(rows[0], AnnotateConfig())
     assert not ok and "does not stand out" in why
     assert A.propose(rows, AnnotateConfig(propose_min_lift=0.0))
-    # a folder that is (nearly) the whole host needs propose_whole_host_fraction
-    whole = [row("h.org", "/books/", 38, 37, host_pages=40, host_collected=38)]
-    assert A.judge(whole[0], AnnotateConfig()) == (True, "whole host")
+    # a folder that is (nearly) the whole host needs propose_whole_host_fraction and uncollected
+    # pages that look like its collected ones (markup, scores just under the threshold)
+    whole = [row("h.org", "/books/", 38, 30, host_pages=40, host_collected=30, markup=(30, 8),
+                 hist_u=[0, 1, 3, 4, 0, 0, 0, 0, 0, 0])]
+    ok, why = A.judge(whole[0], AnnotateConfig())
+    assert ok and why.startswith("whole host; uncollected pages look alike")
     assert not A.propose(whole, AnnotateConfig(propose_whole_host_fraction=0.99))
+    unlike = [dict(whole[0], markup_uncollected=1)]          # 1 of 8 uncollected with markup, 30 of 30
+    ok, why = A.judge(unlike[0], AnnotateConfig())
+    assert not ok and "less maths markup" in why
+    cold = [dict(whole[0], hist_uncollected=json.dumps([7, 1] + [0] * 8))]   # the classifier is sure they are not
+    ok, why = A.judge(cold[0], AnnotateConfig())
+    assert not ok and "score 0.1 or more" in why
+    assert not A.judge(row("h.org", "/books/", 38, 30, host_pages=40, host_collected=30), AnnotateConfig())[0]
+
+
+def test_whole_host_and_content_folders_of_real_shapes():
+    """The two shapes the loop missed on real crawls: a site of numbered maths pages (ids grouped into
+    the host's root), 55% collected, and a site whose maths is under /lc/N/ beside other folders."""
+    numbered = [row("tiku.example.cn", "/", 157, 87, host_pages=157, host_collected=87, markup=(87, 66),
+                    hist_u=[4, 12, 20, 18, 16, 0, 0, 0, 0, 0])]
+    marks = A.propose(numbered, AnnotateConfig())
+    assert [m.path for m in marks] == ["tiku.example.cn/"]
+    assert "maths markup 100% collected, 94% not" in marks[0].note and "scores collected |" in marks[0].note
+    solutions = [row("leet.example.cn", "/", 400, 66, host_pages=400, host_collected=66, markup=(60, 130),
+                     hist_u=[160, 60, 60, 40, 14, 0, 0, 0, 0, 0]),
+                 row("leet.example.cn", "/lc/", 210, 65, host_pages=400, host_collected=66, markup=(60, 130),
+                     hist_u=[5, 40, 50, 40, 10, 0, 0, 0, 0, 0]),
+                 row("leet.example.cn", "/blog/", 190, 1, host_pages=400, host_collected=66, markup=(0, 0))]
+    marks = A.propose(solutions, AnnotateConfig())
+    assert [m.path for m in marks] == ["leet.example.cn/lc/"]
+    ok, why = A.judge(solutions[1], AnnotateConfig())
+    assert ok and why.startswith("holds 98% of the host's collected pages")
 
 
 def test_worksheet_shows_evidence_and_verdicts(tmp_path):
@@ -298,7 +333,9 @@ def minicrawl_shaped_pages(seed: int = 7) -> list[D.PageRef]:
     pages = []
     for n, (host, path, is_math) in enumerate(labeled):
         collected = rng.random() < 0.85 if is_math else rng.random() < 0.03
-        pages.append(D.PageRef(f"{n:05d}", host, path, collected, f"https://{host}{path}", path))
+        # maths pages carry markup; a missed maths page scores just under the threshold, a non-maths one low
+        score = rng.uniform(0.5, 1.0) if collected else (rng.uniform(0.15, 0.5) if is_math else rng.uniform(0, 0.08))
+        pages.append(D.PageRef(f"{n:05d}", host, path, collected, f"https://{host}{path}", path, is_math, score))
     return pages
 
 
@@ -316,12 +353,21 @@ def test_minicrawl_shaped_flags_and_proposals():
         assert f"{host}/questions/" in paths
         for nav in ("/users/", "/tags/", "/help/"):
             assert not any(p.startswith(host + nav) for p in paths)
-    # mathworld is one folder (/topics/) at the host's own rate (~85%): nothing in the rate says its
-    # uncollected pages are maths rather than the host's misses, so it is left to a person
-    # (annotate.propose_whole_host_fraction, 0.9); at 0.8 it is proposed
-    assert not any(p.startswith("mathworld.example.org/") for p in paths)
-    loose = {m.path for m in A.propose(rows, AnnotateConfig(propose_whole_host_fraction=0.8))}
-    assert "mathworld.example.org/topics/" in loose
+    # mathworld is maths throughout (one folder, /topics/, at the host's rate): its uncollected pages
+    # carry maths markup and score just under the threshold, so the whole host is proposed
+    assert "mathworld.example.org/" in paths
+    assert not any(p.startswith("mathworld.example.org/topics") for p in paths)        # covered by the root
+    # the Q&A hosts: their uncollected pages (users, tags, help) look unlike the collected ones
+    for host in ("math.stackexchange.com", "mathoverflow.net"):
+        root = next(r for r in rows if r["host"] == host and r["prefix"] == "/")
+        assert not A.judge(root, AnnotateConfig())[0]
+    # every page's prefixes: the root and its topical folders (ids and dates grouped into the parent)
+    assert D.topical_prefixes("/questions/1001/problem-1", 2) == [(0, "/"), (1, "/questions/")]
+    assert D.topical_prefixes("/361/", 2) == [(0, "/")]
+    assert D.topical_prefixes("/lc/12/", 2) == [(0, "/"), (1, "/lc/")]
+    assert D.topical_prefixes("/2019/05/20/post/", 2) == [(0, "/")]
+    assert D.topical_prefixes("/math/number-theory/gcd/", 3) == [(0, "/"), (1, "/math/"), (2, "/math/number-theory/"),
+                                                                 (3, "/math/number-theory/gcd/")]
 
 
 # ---------------------------------------------------------------- the `annotate` command
@@ -392,9 +438,11 @@ def test_minicrawl_maths_sites_flagged_and_maths_prefixes_proposed(tmp_path):
 
 
 def test_whole_host_evidence_round_trips(tmp_path):
-    rows = [row("books.example.org", "/books/", 38, 37, host_pages=38, host_collected=37)]
+    rows = [row("books.example.org", "/books/", 38, 37, host_pages=38, host_collected=37, markup=(37, 1),
+                hist_u=[0, 0, 0, 1, 0, 0, 0, 0, 0, 0])]
     marks = A.propose(rows, AnnotateConfig())
-    assert [m.note for m in marks] == ["38 pages, 37 collected (97.4%); the whole host"]
+    assert [m.note for m in marks] == ["38 pages, 37 collected (97.4%); the whole host; maths markup 100% collected, "
+                                       "100% not; scores collected |         █| not |   █      |"]
     A.write_worksheet(str(tmp_path), rows, [], 1, proposed=marks)
     back = A.read_marks(str(tmp_path / A.MARKED), A.known_prefixes(rows))
     assert A.carried(back[0]).note == ""
@@ -413,11 +461,15 @@ def test_minicrawl_archive_blog_year_folders_are_not_proposed(tmp_path):
     for n, line in enumerate(open(tmp_path / "labels.jsonl", encoding="utf-8")):
         r = json.loads(line)
         host, path = re.match(r"https?://([^/]+)(/[^?#]*)", r["url"]).groups()
-        refs.append(D.PageRef(f"{n:06d}", host, path, r["label"] == "math", r["url"], ""))
+        m = r["label"] == "math"
+        refs.append(D.PageRef(f"{n:06d}", host, path, m, r["url"], "", m, 0.9 if m else 0.02))
     blog = "proofsandpuzzles.blog"
     rows = [r for r in D.aggregate_prefixes(refs, {blog}, DomainConfig()) if r["host"] == blog]
-    years = [r for r in rows if re.fullmatch(r"/20\d\d/", r["prefix"])]
-    assert years and any(0 < r["collected"] < r["pages"] for r in years)        # mixed archive folders
-    share_only = AnnotateConfig(propose_min_lift=-1.0, propose_whole_host_fraction=0.0)
-    assert any(A._fraction(r) >= share_only.propose_min_fraction and r["pages"] >= 5 for r in years)
+    # year and month folders are grouped into the blog's root: never listed, never proposed
+    assert not any(re.search(r"/20\d\d/", r["prefix"]) for r in rows)
+    root = next(r for r in rows if r["prefix"] == "/")
+    assert 0 < root["collected"] < root["pages"]                  # maths and other posts
+    # the whole blog is not proposed either: its uncollected posts look unlike the collected ones
+    ok, why = A.judge(root, AnnotateConfig())
+    assert not ok and "less maths markup" in why
     assert not any(m.host == blog for m in A.propose(rows, AnnotateConfig()))

@@ -121,19 +121,20 @@ def test_aggregate_prefixes_flagged_only_with_examples():
     by = {r["prefix"]: r for r in rows}
     assert {r["host"] for r in rows} == {"mathoverflow.net"}
     assert by["/questions/"]["pages"] == 20 and by["/questions/"]["collected"] == 18
-    assert by["/users/"]["collected"] == 0
-    # depth-2 prefixes hold one page each: below prefix_min_pages
-    assert all(r["depth"] == 1 for r in rows)
+    # the host's root holds every page; id folders (/questions/3/) and the user folders (/users/:
+    # an author facet) are grouped into their parents, not listed
+    assert (by["/"]["pages"], by["/"]["collected"], by["/"]["depth"]) == (30, 18, 0)
+    assert set(by) == {"/", "/questions/"}
     ex = by["/questions/"]["examples"]
     assert [e["collected"] for e in ex] == [True, True, False, False]
     assert ex[0]["url"] == "https://mathoverflow.net/questions/0/t"     # lowest page id first
-    assert by["/users/"]["examples"] and not any(e["collected"] for e in by["/users/"]["examples"])
+    assert [e["collected"] for e in by["/"]["examples"]] == [True, True, False, False]
+    assert by["/"]["markup_collected"] == 0 and sum(by["/"]["hist_uncollected"]) == 12
 
 
 def test_aggregate_prefixes_caps_per_host():
     pages = [D.PageRef(f"p{i}", "h.org", f"/d{i % 7}/x/{i}", True) for i in range(70)]
     rows = D.aggregate_prefixes(pages, {"h.org"}, DomainConfig(max_prefixes_per_domain=3, path_depth=2))
     assert len(rows) == 3
-    assert all(r["pages"] == 10 for r in rows)
-    # most pages first, ties by prefix; output sorted by depth then prefix
-    assert [r["prefix"] for r in rows] == ["/d0/", "/d1/", "/d0/x/"]
+    # the root always, then most pages first, ties by prefix; output sorted by depth then prefix
+    assert [(r["prefix"], r["pages"]) for r in rows] == [("/", 70), ("/d0/", 10), ("/d0/x/", 10)]

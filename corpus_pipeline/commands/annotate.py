@@ -188,7 +188,7 @@ def serve(args, cfg) -> int:
     domains = [r.asDict() for r in read_table(spark, run_folder.data(run_folder.iteration(i, "domains")),
                                              schemas.DOMAINS).where("flagged").collect()]
     view = web.build_view(run_folder.uri, i, adir, index, marks, rejected, proposed, joins, samples, domains,
-                          top_hosts=args.top_hosts, max_listed=max_listed)
+                          top_hosts=args.top_hosts, max_listed=max_listed, cfg=cfg.annotate)
     try:
         server = web.AnnotateServer(view, args.host, args.port, spark=spark)
     except OSError as e:

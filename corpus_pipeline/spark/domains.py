@@ -57,30 +57,30 @@ def domain_stats(spark, pages_df, collected_df, cfg: DomainConfig):
             .select(*schemas.columns(schemas.DOMAINS)))
 
 
+HIST_BINS = rules.HIST_BINS
+EXPLODED = ("host STRING, prefix STRING, depth INT, page_id STRING, url STRING, title STRING, "
+            "is_collected BOOLEAN, markup BOOLEAN, bin INT")
+
+
 def _explode_prefixes(df, depth: int):
-    """One row per (page, prefix of depth 1..depth): ``domains.path_prefixes`` as JVM expressions.
+    """One row per (page, prefix of ``domains.topical_prefixes``): the host's root and its topical
+    folders, structural folders grouped into their parent (Python: the folder rules are regexes)."""
+    spark = df.sparkSession
 
-    The prefix of depth d is the path up to its (d+1)-th '/', which exists
-    when the path has more than d+1 '/'-separated parts; a path without a
-    leading '/' gets one.  Kept in SQL so the (re-evaluated) explode needs no
-    Python workers; tests check it against the pure function.
-    """
-    from pyspark.sql import functions as F
+    def run(rows):
+        for host, path, page_id, url, title, collected, markup, score in rows:
+            b = min(int((score or 0.0) * HIST_BINS), HIST_BINS - 1) if score is not None else 0
+            for d, pre in rules.topical_prefixes(path, depth):
+                yield host, pre, d, page_id, url, title, bool(collected), bool(markup), b
 
-    p = F.coalesce(F.col("path"), F.lit("/"))
-    p = F.when(p.startswith("/"), p).otherwise(F.concat(F.lit("/"), p))
-    parts = F.size(F.split(p, "/"))
-    choices = [F.when(parts > F.lit(d + 1), F.struct(F.lit(d).cast("int").alias("depth"),
-                                                     F.concat(F.substring_index(p, "/", d + 1), F.lit("/"))
-                                                     .alias("prefix")))
-               for d in range(1, depth + 1)]
-    out = df.withColumn("_pre", F.explode(F.array(*choices))).filter(F.col("_pre").isNotNull())
-    return out.select("host", F.col("_pre.prefix").alias("prefix"), F.col("_pre.depth").alias("depth"),
-                      "page_id", "url", "title", "is_collected")
+    cols = ("host", "path", "page_id", "url", "title", "is_collected", "markup", "score")
+    return rdd_to_df(spark, df.select(*cols).rdd.mapPartitions(run), EXPLODED)
 
 
-def prefix_stats(spark, pages_df, collected_df, domains_df, cfg: DomainConfig):
-    """Per host of a flagged domain, per path prefix of depth 1..path_depth (``domains.path_prefixes``).
+def prefix_stats(spark, pages_df, collected_df, domains_df, cfg: DomainConfig, scores_df=None):
+    """Per host of a flagged domain, per prefix of ``domains.topical_prefixes`` (the root and topical
+    folders down to ``path_depth``), with the evidence a proposal rests on: pages with maths markup
+    and score histograms (``HIST_BINS`` bins, JSON lists), collected and uncollected apart.
 
     Rows are unordered (sort when collecting); ``examples`` is a JSON list of
     ``{"url", "title", "collected"}``, as ``domains.aggregate_prefixes`` chooses them.
@@ -88,11 +88,17 @@ def prefix_stats(spark, pages_df, collected_df, domains_df, cfg: DomainConfig):
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    cols = ["page_id", "host", "path"] + [c for c in ("url", "title") if c in pages_df.columns]
+    cols = ["page_id", "host", "path"] + [c for c in ("url", "title", "has_math_markup") if c in pages_df.columns]
     df = _with_collected(pages_df.select(*cols), collected_df)
     for c in ("url", "title"):
         if c not in df.columns:
             df = df.withColumn(c, F.lit(None).cast("string"))
+    df = df.withColumn("markup", F.coalesce(F.col("has_math_markup"), F.lit(False))
+                       if "has_math_markup" in df.columns else F.lit(False))
+    if scores_df is not None:
+        df = df.join(scores_df.select("page_id", "score"), "page_id", "left")
+    else:
+        df = df.withColumn("score", F.lit(None).cast("double"))
     df = _with_key(spark, df, cfg.key)
     flagged = domains_df.filter(F.col("flagged")).select(F.col("host").alias("dkey")).distinct()
     df = df.join(F.broadcast(flagged), "dkey", "inner")
@@ -100,14 +106,20 @@ def prefix_stats(spark, pages_df, collected_df, domains_df, cfg: DomainConfig):
                                      F.sum(F.col("is_collected").cast("long")).cast("long")
                                      .alias("host_collected")))
     # one shuffle by (host, prefix) serves the counts, the per-kind example ranking and their grouping
-    ex = _explode_prefixes(df.select("host", "path", "page_id", "url", "title", "is_collected"),
-                           cfg.path_depth).repartition("host", "prefix")
+    ex = _explode_prefixes(df, cfg.path_depth).repartition("host", "prefix")
+    c, u = F.col("is_collected"), ~F.col("is_collected")
+    hist = lambda side: F.to_json(F.array(*[F.sum((side & (F.col("bin") == k)).cast("long"))  # noqa: E731
+                                            for k in range(HIST_BINS)]))
     stats = (ex.groupBy("host", "prefix")
              .agg(F.min("depth").alias("depth"),
                   F.count(F.lit(1)).cast("long").alias("pages"),
-                  F.sum(F.col("is_collected").cast("long")).cast("long").alias("collected"))
-             .filter(F.col("pages") >= F.lit(cfg.prefix_min_pages)))
-    top = Window.partitionBy("host").orderBy(F.col("pages").desc(), F.col("prefix").asc())
+                  F.sum(c.cast("long")).cast("long").alias("collected"),
+                  F.sum((c & F.col("markup")).cast("long")).cast("long").alias("markup_collected"),
+                  F.sum((u & F.col("markup")).cast("long")).cast("long").alias("markup_uncollected"),
+                  hist(c).alias("hist_collected"), hist(u).alias("hist_uncollected"))
+             .filter((F.col("pages") >= F.lit(cfg.prefix_min_pages)) | (F.col("prefix") == "/")))
+    top = Window.partitionBy("host").orderBy((F.col("prefix") != "/").asc(), F.col("pages").desc(),
+                                             F.col("prefix").asc())
     stats = stats.withColumn("_rank", F.row_number().over(top)) \
         .filter(F.col("_rank") <= F.lit(cfg.max_prefixes_per_domain)).drop("_rank")
 

@@ -47,7 +47,8 @@ def _pages():
 
 def _dfs(spark, pages):
     pdf = rows_to_df(spark, [schemas.row(schemas.PAGES, {"page_id": p.page_id, "url": p.url, "host": p.host,
-                                                          "path": p.path, "title": p.title})
+                                                          "path": p.path, "title": p.title,
+                                                          "has_math_markup": p.markup})
                              for p in pages], schemas.PAGES)
     cdf = rows_to_df(spark, [(p.page_id, 0.9, 10) for p in pages if p.collected], schemas.COLLECTED)
     return pdf, cdf
@@ -98,6 +99,7 @@ def test_prefix_stats_match_pure_rules_and_cover_flagged_only(spark, small):
     want = D.aggregate_prefixes(pages, flagged, cfg)
     for r in got:
         r["examples"] = json.loads(r["examples"])
+        r["hist_collected"], r["hist_uncollected"] = json.loads(r["hist_collected"]), json.loads(r["hist_uncollected"])
     assert got == want
     assert {r["host"] for r in got} == {"mathoverflow.net", "blog.example.org", "math.stackexchange.com"}
     q = next(r for r in got if r["host"] == "mathoverflow.net" and r["prefix"] == "/questions/")
@@ -105,7 +107,9 @@ def test_prefix_stats_match_pure_rules_and_cover_flagged_only(spark, small):
     assert [e["collected"] for e in q["examples"]] == [True, True, False, False]
     assert q["examples"][0] == {"url": "https://mathoverflow.net/questions/0/slug", "title": "title mq00",
                                 "collected": True}
-    assert any(r["prefix"] == "/2024/1/" for r in got)      # depth 2 with 4 pages
+    # the blog's date folders are grouped into its root (which holds every page of the host)
+    assert not any(r["prefix"].startswith("/2024/") for r in got)
+    assert next(r for r in got if r["host"] == "blog.example.org" and r["prefix"] == "/")["pages"] == 9
     meta = {r["prefix"]: r["pages"] for r in got if r["prefix"].startswith("/meta")}
     assert meta == {"/meta/": 4, "/meta//": 2}
 
@@ -116,7 +120,7 @@ def test_prefix_stats_registered_key_keeps_real_hosts(spark, small):
     _, pdf, cdf = small
     cfg = DomainConfig(key="registered", path_depth=1)
     got = _rows(prefix_stats(spark, pdf, cdf, domain_stats(spark, pdf, cdf, cfg), cfg))
-    se = {(r["host"], r["prefix"]): r["collected"] for r in got if "stackexchange" in r["host"]}
+    se = {(r["host"], r["prefix"]): r["collected"] for r in got if "stackexchange" in r["host"] and r["prefix"] != "/"}
     assert se == {("cooking.stackexchange.com", "/questions/"): 0, ("math.stackexchange.com", "/questions/"): 5}
 
 
@@ -163,8 +167,13 @@ def _minicrawl_shaped(seed: int = 7):
                 for i in range(8)]
     for host in ("news.example.com", "recipes.example.net"):
         labeled += [(host, f"/section{i % 3}/article-{i}", False) for i in range(40)]
-    return [D.PageRef(f"{n:05d}", h, p, rng.random() < (0.85 if m else 0.03), f"https://{h}{p}", p)
-            for n, (h, p, m) in enumerate(labeled)]
+    out = []
+    for n, (h, p, m) in enumerate(labeled):
+        c = rng.random() < (0.85 if m else 0.03)
+        # maths pages carry markup; a missed maths page scores just under the threshold, a non-maths one low
+        score = rng.uniform(0.5, 1.0) if c else (rng.uniform(0.15, 0.5) if m else rng.uniform(0, 0.08))
+        out.append(D.PageRef(f"{n:05d}", h, p, c, f"https://{h}{p}", p, m, round(score, 6)))
+    return out
 
 
 def test_minicrawl_shaped_end_to_end(spark, tmp_path):
@@ -177,13 +186,18 @@ def test_minicrawl_shaped_end_to_end(spark, tmp_path):
     flagged = {r["host"] for r in _rows(doms) if r["flagged"]}
     assert {"math.stackexchange.com", "mathoverflow.net", "mathworld.example.org"} <= flagged
     assert not flagged & {"news.example.com", "recipes.example.net"}
-    rows = _rows(prefix_stats(spark, pdf, cdf, doms, cfg))
+    scores = rows_to_df(spark, [(p.page_id, p.score) for p in pages], schemas.SCORES)
+    rows = _rows(prefix_stats(spark, pdf, cdf, doms, cfg, scores))
+    flagged_pages = [p for p in pages if p.host in flagged]
+    want = D.aggregate_prefixes(flagged_pages, flagged, cfg)     # the evidence columns as the pure rules
+    key = lambda r: (r["host"], r["prefix"])                     # noqa: E731
+    got = {key(r): (r["markup_collected"], r["markup_uncollected"], json.loads(r["hist_uncollected"])) for r in rows}
+    assert got == {key(r): (r["markup_collected"], r["markup_uncollected"], r["hist_uncollected"]) for r in want}
     proposed = A.propose(rows, AnnotateConfig())
     paths = {m.path for m in proposed}
     assert {"math.stackexchange.com/questions/", "mathoverflow.net/questions/"} <= paths
-    # mathworld.example.org is one folder, the whole host: proposed only at the whole-host share
-    mw = [r for r in rows if r["host"] == "mathworld.example.org" and r["prefix"] == "/topics/"][0]
-    assert ("mathworld.example.org/topics/" in paths) == (mw["fraction"] >= AnnotateConfig().propose_whole_host_fraction)
+    # mathworld.example.org is maths throughout: the whole host, its uncollected pages alike
+    assert "mathworld.example.org/" in paths
     assert not any(nav in p for p in paths for nav in ("/users/", "/tags/", "/help/"))
     # through the files, as the loop does it
     out = A.write_worksheet(str(tmp_path), rows, [], 1, proposed=proposed)
