@@ -1,149 +1,178 @@
-"""Classifier quality on labeled real pages that are in no training set, English and Chinese apart.
+"""The loop's first classifier on real pages in no training set, by site, English and Chinese apart.
 
-The loop's first classifier in miniature: positives are the starter seed (the default), negatives
-are "random crawl pages" - the development crawl's own source pages (number-heavy non-maths, a
-mixed site, and the maths the seed does not hold, as a random draw would include it) plus the
-labeled real pages of one half of the domains (maths included: the loop does not know labels).
-It is evaluated on the labeled pages of the other half (no domain on both sides), then the halves
-are swapped, so every labeled page is scored once by a model that never saw its domain.
-Chinese: the labeled pages hold one Chinese maths page, so Chinese is also measured on the
-development crawl's Chinese source pages (OI Wiki number theory held out of the seed, OI Wiki's
-non-maths folders), scored by the same models but never trained on in that half.
+Sites: a labeled page's host; a text source's repository.  Training and evaluation never share a
+site.  The first classifier as the loop trains it: positives are a seed (the shipped starter seed,
+or a candidate), negatives are random crawl pages drawn as ``spark/classify.training_sets`` draws
+them (no page with maths markup, per language in the positives' proportions, the shipped
+background set where the crawl has too few of a language).  The crawl is the development crawl
+(``corpus_pipeline.devcrawl``); its pages are extracted with the bulk extractor, as ``RUN/pages``
+holds them.
 
-Variants, side by side (targets: precision and recall >= 0.9 at the default threshold 0.5):
-``default`` (the shipped ``classify.tokens`` and settings), ``delimiters apart (before)``
-(``\\( \\) \\[ \\] $$`` kept as tokens of their own, the preparation before they were unified
-with ``$``), ``chunk 56/48/40`` (``classifier.train_chunk_words``; default 64), ``whole
-documents`` (``train_chunk_words = 0``), ``+ MATH train`` (750 MATH train problems with
-solutions added to the positives; MIT licence).  ``BENCH_QUALITY_VARIANTS`` picks some by name.
+* **English**: the labeled real pages (``labeled/``: llm-webkit, article and trafilatura
+  benchmarks) split by site into a *tuning* half and an *evaluation* half (a hash of the site).
+  A half is scored by a classifier whose negatives come from the crawl without that half's sites;
+  defaults are chosen on the tuning half and reported on the evaluation half.
+* **Chinese** (leave one site out): fold *A* holds out oi-wiki.org whole (its maths from the seed,
+  its non-maths pages from the crawl) and is scored on them; fold *B* holds out the pumpkin-book
+  (seed) and docs.pingcap.com (crawl; its background texts too) and is scored on them.  Fold A
+  tunes, fold B reports.
+
+``python -m bench classifier_quality`` prints precision, recall and average precision at the
+default threshold for each seed candidate (``SEEDS`` below; ``BENCH_QUALITY_SEEDS`` picks some).
 """
 from __future__ import annotations
 
-import gzip
 import hashlib
-import json
 import os
-from dataclasses import replace
+import random
 from pathlib import Path
-from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parents[1]
+TARGET_P, TARGET_R = 0.9, 0.85
 
 
 def data_dir() -> Path:
     return Path(os.environ.get("CORPUS_PIPELINE_DATA", ROOT.parent / "shared" / "data")).resolve()
 
 
-def _jsonl(path: Path) -> list[dict]:
-    op = gzip.open if str(path).endswith(".gz") else open
-    with op(path, "rt", encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
-
-
-def _half(key: str) -> int:
-    return hashlib.sha1(key.encode("utf-8")).digest()[0] & 1
+def half(site: str) -> str:
+    return "tune" if hashlib.sha1(site.encode("utf-8")).digest()[0] & 1 == 0 else "eval"
 
 
 def load(data: Path) -> dict:
-    """Extracted texts of every page of the development crawl, with label, site and language."""
+    """The development crawl's pages as the loop's pages table holds them (bulk text, markup, language)."""
     from corpus_pipeline import devcrawl
+    from corpus_pipeline.config import Config
     from corpus_pipeline.extract import Extracted, extract_html
-    from corpus_pipeline.text import cjk_share
+    from corpus_pipeline.seeds import load_seed_records
 
+    ic = Config().ingest
     pages = []
     for p in devcrawl.collect(str(data)):
-        e = extract_html(p["html"].decode("utf-8", "replace"), p["url"])
-        text = e.text if isinstance(e, Extracted) else ""
-        if not text:
+        html = p["html"].decode("utf-8", "replace")
+        e = extract_html(html, p["url"], timeout_s=60, extractor=ic.extractor)
+        if not (isinstance(e, Extracted) and len(e.text.strip()) >= ic.min_text_chars) and ic.fallback():
+            e = extract_html(html, p["url"], timeout_s=60, extractor=ic.fallback(), favor="fast")
+        if not isinstance(e, Extracted) or len(e.text.strip()) < ic.min_text_chars:
             continue
-        pages.append({"url": p["url"], "site": p["site"] or urlparse(p["url"]).netloc, "label": p["label"],
-                      "source": p["source"], "text": text, "zh": cjk_share(text) > 0.2})
-    from corpus_pipeline.seeds import load_seed_texts
-
-    mtrain = _jsonl(data / "text" / "positives_math" / "math_train_7500_problems_solutions.jsonl.gz")
-    return {"pages": pages, "seed": load_seed_texts(None),
-            "math_train": [r["problem"] + "\n" + r["solution"] for r in mtrain[::10]]}
+        pages.append({"url": p["url"], "site": p["site"], "label": p["label"], "source": p["source"],
+                      "text": e.text, "markup": bool(e.has_math_markup), "lang": e.lang or "und"})
+    return {"pages": pages, "seed": load_seed_records(None)}
 
 
-def measure(d: dict, cfg=None, extra_pos: list = ()) -> dict:
-    """pr_metrics per evaluation set: pages/en, pages/zh (labeled real pages), sources/zh."""
+def draw_negatives(pos: list[dict], crawl: list[dict], n_neg: int, rnd: int = 1, skip_sites=()) -> list[str]:
+    """Random crawl pages as ``training_sets`` draws them (pure copy of its policy)."""
+    from corpus_pipeline import classify as C
+    from corpus_pipeline.seeds import load_background
+
+    cand = [p for p in crawl if not p["markup"]]
+    pos_langs: dict = {}
+    for d in pos:
+        pos_langs[d["lang"]] = pos_langs.get(d["lang"], 0) + 1
+    avail: dict = {}
+    for p in cand:
+        avail[p["lang"]] = avail.get(p["lang"], 0) + 1
+    out = []
+    for lang, q in sorted(C.negative_quotas(pos_langs, avail, n_neg).items()):
+        pool = [p for p in cand if (p["lang"] not in pos_langs if lang == C.OTHER_LANGUAGES else p["lang"] == lang)]
+        random.Random(f"{rnd}:{lang}").shuffle(pool)
+        got = [p["text"] for p in pool[:q]]
+        if len(got) < q and lang != C.OTHER_LANGUAGES:
+            got += [t for t, site in load_background(lang, with_sites=True) if site not in skip_sites][: q - len(got)]
+            if got and len(got) < q:                       # repeated to the quota, as training_sets does
+                got = (got * (q // len(got) + 1))[:q]
+        out += got
+    return out
+
+
+def _score(seed: list[dict], crawl: list[dict], evaluate: list[dict], cfg, skip_sites=()) -> list[tuple]:
+    from corpus_pipeline import classify as C
+
+    neg = draw_negatives(seed, crawl, int(round(len(seed) * cfg.negatives_per_positive)), skip_sites=skip_sites)
+    model = C.train_model([d["text"] for d in seed], neg, cfg, random_seed=1)
+    return list(zip(C.predict_proba(model, [p["text"] for p in evaluate], cfg), evaluate))
+
+
+def measure(d: dict, seed: list[dict] = None, cfg=None) -> dict:
+    """pr_metrics per evaluation set: en/tune, en/eval (labeled real pages), zh/A, zh/B (leave one site out)."""
     from corpus_pipeline import classify as C
     from corpus_pipeline.config import ClassifierConfig
 
     cfg = cfg or ClassifierConfig()
-    pos = list(d["seed"]) + list(extra_pos)
-    scored = []
-    for half in (0, 1):
-        train = [p for p in d["pages"] if _half(p["site"]) != half]
-        model = C.train_model(pos, [p["text"] for p in train], cfg, random_seed=1)
-        ev = [p for p in d["pages"] if _half(p["site"]) == half]
-        scored += list(zip(C.predict_proba(model, [p["text"] for p in ev], cfg), ev))
-        del model
-    out = {}
-    for name, keep in (("pages/en", lambda p: p["source"] == "labeled_html" and not p["zh"]),
-                       ("pages/zh", lambda p: p["source"] == "labeled_html" and p["zh"]),
-                       ("sources/en", lambda p: p["source"] != "labeled_html" and not p["zh"]),
-                       ("sources/zh", lambda p: p["source"] != "labeled_html" and p["zh"])):
-        sel = [(s, p["label"] == "math") for s, p in scored if keep(p) and p["label"] in ("math", "non-math")]
-        out[name] = C.pr_metrics([s for s, _ in sel], [y for _, y in sel])
-    out["_errors"] = sorted((round(s, 3), p["label"], p["url"]) for s, p in scored
-                            if p["label"] in ("math", "non-math") and (s >= 0.5) != (p["label"] == "math"))
+    seed = seed if seed is not None else d["seed"]
+    pages = d["pages"]
+    labeled = [p for p in pages if p["source"] == "labeled_html" and p["label"] in ("math", "non-math")
+               and p["lang"] != "zh"]
+    out, errors = {}, []
+    for h in ("tune", "eval"):
+        ev = [p for p in labeled if half(p["site"]) == h]
+        sites = {p["site"] for p in ev}
+        crawl = [p for p in pages if p["site"] not in sites]
+        scored = _score(seed, crawl, ev, cfg)
+        out[f"en/{h}"] = C.pr_metrics([s for s, _ in scored], [p["label"] == "math" for _, p in scored])
+        errors += [(round(s, 3), p["label"], p["url"]) for s, p in scored if (s >= 0.5) != (p["label"] == "math")]
+    folds = {"A": ({"oi-wiki.org", "OI-wiki/OI-wiki"}, ()),
+             "B": ({"datawhalechina.github.io", "datawhalechina/pumpkin-book", "docs.pingcap.com"},
+                   ("docs.pingcap.com",))}
+    for name, (held, bg_skip) in folds.items():
+        s_in = [r for r in seed if r["site"] not in held]
+        maths = [{"url": r["url"], "text": r["text"], "label": "math"} for r in seed if r["site"] in held]
+        maths += [p for p in pages if p["site"] in held and p["label"] == "math" and p["lang"] == "zh"]
+        others = [p for p in pages if p["site"] in held and p["label"] == "non-math" and p["lang"] == "zh"]
+        crawl = [p for p in pages if p["site"] not in held]
+        scored = _score(s_in, crawl, maths + others, cfg, skip_sites=bg_skip)
+        out[f"zh/{name}"] = C.pr_metrics([s for s, _ in scored], [p["label"] == "math" for _, p in scored])
+        errors += [(round(s, 3), p["label"], p["url"]) for s, p in scored if (s >= 0.5) != (p["label"] == "math")]
+    out["_errors"] = sorted(errors)
     return out
 
 
-def _delimiters_apart(fn):
-    """``fn`` run with the text preparation that kept ``\\(`` ``\\[`` ``$$`` apart (before)."""
-    def run():
-        from functools import partial
+def candidate_seeds(data: Path) -> dict:
+    """Seed candidates built in memory from the test data (``seeds/build_seed.py``'s rules)."""
+    import importlib.util
 
-        from corpus_pipeline import classify as C
+    spec = importlib.util.spec_from_file_location("build_seed", ROOT / "seeds" / "build_seed.py")
+    bs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bs)
+    base = bs.BASE_SOURCES
+    web = data / "text" / "web_sources" / "math_web_en.jsonl.gz"
+    docs = data / "text" / "seed_sources" / "math_docs.jsonl"
 
-        keep = C.tokens
-        C.tokens = partial(keep, unify_delimiters=False)
-        try:
-            return fn()
-        finally:
-            C.tokens = keep
-    return run
-
-
-def variants(d: dict) -> dict:
-    from corpus_pipeline.config import ClassifierConfig
-
-    base = ClassifierConfig()
-    return {
-        "default": lambda: measure(d, base),
-        "delimiters apart (before)": _delimiters_apart(lambda: measure(d, base)),
-        "chunk 56": lambda: measure(d, replace(base, train_chunk_words=56)),
-        "chunk 48": lambda: measure(d, replace(base, train_chunk_words=48)),
-        "chunk 40": lambda: measure(d, replace(base, train_chunk_words=40)),
-        "whole documents": lambda: measure(d, replace(base, train_chunk_words=0)),
-        "+ MATH train": lambda: measure(d, base, d["math_train"]),
-    }
+    def seed(extra):
+        return [dict(r, site=r.get("source_repo") or r["domain"]) for r in bs.build(docs, web, base | set(extra))]
+    return {"maths docs only (before)": seed(()),
+            "+ Napkin": seed({"vEnhance/napkin"}),
+            "+ StatProofBook": seed({"StatProofBook/StatProofBook.github.io"}),
+            "+ Napkin + StatProofBook": seed({"vEnhance/napkin", "StatProofBook/StatProofBook.github.io"})}
 
 
 def main() -> None:
     import time
 
     t0 = time.time()
-    d = load(data_dir())
+    data = data_dir()
+    d = load(data)
     print(f"{len(d['pages'])} development-crawl pages extracted in {time.time() - t0:.0f} s; "
-          f"{len(d['seed'])} seed documents")
-    wanted = [v.strip() for v in os.environ.get("BENCH_QUALITY_VARIANTS", "").split(",") if v.strip()]
+          f"shipped seed {len(d['seed'])} documents")
+    wanted = [v.strip() for v in os.environ.get("BENCH_QUALITY_SEEDS", "").split(",") if v.strip()]
+    seeds = {"shipped starter seed": d["seed"]}
+    if os.environ.get("BENCH_QUALITY_CANDIDATES", "1") != "0":
+        seeds.update(candidate_seeds(data))
     f = lambda x: "n/a" if x is None else f"{x:.3f}"    # noqa: E731
-    print("\n| variant | eval set | maths | non-maths | precision | recall | avg. precision |\n"
-          "|---|---|---:|---:|---:|---:|---:|")
-    for name, run in variants(d).items():
+    print(f"\ntargets at the default threshold: precision >= {TARGET_P}, recall >= {TARGET_R}")
+    print("\n| seed | docs | eval set | maths | non-maths | precision | recall | avg. precision |\n"
+          "|---|---:|---|---:|---:|---:|---:|---:|")
+    for name, seed in seeds.items():
         if wanted and name not in wanted:
             continue
-        res = run()
+        res = measure(d, [dict(r, site=r.get("site") or r.get("source_repo") or r["domain"]) for r in seed])
         for k, m in res.items():
             if k.startswith("_"):
                 continue
-            print(f"| {name} | {k} | {m['n_positive']} | {m['n_negative']} | {f(m['precision'])} | "
-                  f"{f(m['recall'])} | {f(m['average_precision'])} |")
-        if name == "default":
-            print("errors of the default:", res["_errors"])
+            print(f"| {name} | {len(seed)} | {k} | {m['n_positive']} | {m['n_negative']} | {f(m['precision'])} | "
+                  f"{f(m['recall'])} | {f(m['average_precision'])} |", flush=True)
+        if name == "shipped starter seed":
+            print("errors:", res["_errors"][:40])
 
 
 if __name__ == "__main__":

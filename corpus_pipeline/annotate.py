@@ -216,7 +216,10 @@ def judge(row: dict, cfg: AnnotateConfig) -> tuple[bool, str]:
 
     * the whole host (the root ``/``, or a folder with fewer than ``propose_min_rest_pages`` pages
       outside it): its collected pages dominate (a share of ``propose_whole_host_fraction``) and
-      its uncollected pages look like the collected ones (:func:`look_alike`);
+      its uncollected pages look like the collected ones (:func:`look_alike`) or sit where they do
+      (``row["host_folders"] == 0``: the host files every page by id or date, in no topical folder,
+      so no folder can be marked instead; the seed-addition check, ``annotate.seed_min_score``,
+      keeps the pages the classifier is sure are not maths out of the seed);
     * a folder that stands out: a share of ``propose_min_fraction`` that beats the rest of its host
       by ``propose_min_lift`` (a folder of a maths host that only inherits the host's rate is not
       evidence);
@@ -239,7 +242,11 @@ def judge(row: dict, cfg: AnnotateConfig) -> tuple[bool, str]:
         if f < cfg.propose_whole_host_fraction:
             return False, f"whole host: collected share below {cfg.propose_whole_host_fraction:.0%}"
         ok, how = look_alike(row, cfg)
-        return (True, "whole host; " + how) if ok else (False, "whole host: " + how)
+        if ok:
+            return True, "whole host; " + how
+        if row["prefix"] == "/" and row.get("host_folders") == 0:
+            return True, "whole host, every page filed by id or date (no topical folder)"
+        return False, "whole host: " + how
     if rest is None:
         return (True, "share") if f >= cfg.propose_min_fraction else (False, f"share below {cfg.propose_min_fraction:.0%}")
     rp, rc = rest
@@ -258,11 +265,21 @@ def judge(row: dict, cfg: AnnotateConfig) -> tuple[bool, str]:
     return False, f"does not stand out from the rest of its host (+{lift * 100:.0f} points)"
 
 
+def with_host_folders(prefix_rows: list[dict]) -> list[dict]:
+    """The rows, each with ``host_folders``: how many topical folders (prefixes other than the root)
+    its host has in the statistics."""
+    n: dict = {}
+    for r in prefix_rows:
+        if r["prefix"] != "/":
+            n[r["host"]] = n.get(r["host"], 0) + 1
+    return [dict(r, host_folders=n.get(r["host"], 0)) for r in prefix_rows]
+
+
 def propose(prefix_rows: list[dict], cfg: AnnotateConfig) -> list[Mark]:
     """Proposer marks (decided_by "proposer"), sorted by host then prefix: the shallowest
     prefix :func:`judge` accepts; deeper prefixes it covers are not proposed again.  Each
     mark's note is its :func:`evidence`."""
-    passing = [r for r in prefix_rows if judge(r, cfg)[0]]
+    passing = [r for r in with_host_folders(prefix_rows) if judge(r, cfg)[0]]
     passing.sort(key=lambda r: (r["host"], r["prefix"].count("/"), r["prefix"]))
     chosen: list[Mark] = []
     for r in passing:
@@ -339,6 +356,7 @@ def write_worksheet(
     """
     max_listed = max_listed or AnnotateConfig().worksheet_max_prefixes
     fs = fsmod.get_fs(dir_uri, spark)
+    prefix_rows = with_host_folders(prefix_rows)
     rows = sorted(prefix_rows, key=lambda r: (r["host"], r.get("depth") or r["prefix"].count("/") - 1,
                                               r["prefix"]))
     # marks of earlier iterations are carried; a mark decided in this iteration (decided_by person or

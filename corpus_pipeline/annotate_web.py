@@ -111,7 +111,7 @@ def build_view(run: str, iteration: int, adir: str, index: dict, file_marks: lis
     from .config import AnnotateConfig
 
     cfg = cfg or AnnotateConfig()
-    rows = [dict(r, examples=ann._examples(r)) for r in index.get("rows", [])]
+    rows = [dict(r, examples=ann._examples(r)) for r in ann.with_host_folders(index.get("rows", []))]
     known = {tuple(k) for k in index.get("known", [])} or ann.known_prefixes(rows)
     marks = {(m.host, m.prefix): m for m in file_marks}
     rej = {(m.host, m.prefix) for m in rejected}

@@ -454,3 +454,29 @@ def model_local_path(model_dir: str, spark=None) -> str:
         return fsmod.local_path(uri)
     d = scratch.mkdtemp("cp_model_")
     return fsmod.get_fs(uri, spark).get_local(uri, os.path.join(d, MODEL_FILE))
+
+
+# ---------------------------------------------------------------- negatives per language
+OTHER_LANGUAGES = "*"     # the quota of the crawl's pages in languages the positives do not hold
+
+
+def negative_quotas(pos_by_lang: dict, avail_by_lang: dict, n_neg: int) -> dict:
+    """How many negatives to draw per language (``OTHER_LANGUAGES`` for the languages the positives
+    do not hold): those languages keep their share of the crawl's candidate pages, the rest is split
+    over the positives' languages in the positives' proportions (largest remainders, ties by name).
+    A quota may exceed what the crawl has of that language (the background set fills the gap)."""
+    total = sum(avail_by_lang.values())
+    n_pos = sum(pos_by_lang.values())
+    if n_neg <= 0 or n_pos <= 0:
+        return {}
+    other = sum(v for k, v in avail_by_lang.items() if k not in pos_by_lang)
+    q_other = min(other, int(round(n_neg * other / total))) if total else 0
+    rest = n_neg - q_other
+    raw = {lang: rest * n / n_pos for lang, n in pos_by_lang.items()}
+    out = {lang: int(v) for lang, v in raw.items()}
+    left = rest - sum(out.values())
+    for lang in sorted(raw, key=lambda k: (-(raw[k] - out[k]), k))[:left]:
+        out[lang] += 1
+    if q_other:
+        out[OTHER_LANGUAGES] = q_other
+    return out

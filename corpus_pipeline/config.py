@@ -112,6 +112,11 @@ class ClassifierConfig:
     # markup (MathJax, KaTeX, MathML, TeX images) are not drawn: on the development crawl of
     # real pages (15% maths) drawing them cut true recall from 0.96 to 0.31 (README).
     negatives_exclude_math_markup: bool = True
+    # Negatives per language: the positives' languages in the positives' proportions (the crawl's
+    # other languages keep their share); a language the crawl has too few pages of is filled from the
+    # shipped background set (seeds/background/<lang>.jsonl.gz)
+    negatives_by_language: bool = True
+    background_negatives: bool = True
     kind: str = "fasttext"                 # classifier implementation (corpus_pipeline/classifiers/)
     max_positives: int = 500_000           # training positives sampled (seeded hash) from the seed; the paper's 500k
     max_negatives: int = 500_000           # training negatives cap (the paper's 500k random crawl pages)
@@ -145,7 +150,7 @@ class AnnotateConfig:
     worksheet_max_prefixes: int = 40       # candidate prefixes listed per host in the worksheet
     propose_min_lift: float = 0.3          # ... and its share exceeds the rest of its host's by this
     propose_min_rest_pages: int = 5        # a prefix with fewer pages outside it on its host is the whole host
-    propose_whole_host_fraction: float = 0.5  # the whole host is proposed at this collected share (and look-alike)
+    propose_whole_host_fraction: float = 0.4  # the whole host is proposed at this collected share (and look-alike)
     propose_min_host_share: float = 0.8    # a folder holding this share of its host's collected pages ...
     propose_min_folder_fraction: float = 0.2  # ... with this collected share (and look-alike) is proposed
     propose_markup_ratio: float = 0.5      # look-alike: uncollected maths-markup share >= this x the collected's
@@ -154,6 +159,7 @@ class AnnotateConfig:
     worksheet_max_domains: int = 100       # flagged domains in the worksheet (most uncollected pages first)
     seed_min_score: float = 0.0            # pages under marks join the seed only with this score or more
     max_seed_additions: int = 5000         # at most this many pages join the seed per iteration (best first)
+    seed_markup_admits: bool = False       # with seed_min_score > 0: a page with maths markup joins whatever its score
 
 
 @dataclass

@@ -27,8 +27,19 @@ What it holds (the numbers are for the collection this was built against):
   trafilatura benchmark pages its maths and hard-negative pages and every
   ``trafilatura_every``-th other page).
 
+* **web-register maths and web non-maths** (``text/web_sources/``): the English maths sites
+  the starter seed does not hold (cp-algorithms.com under its real URLs, with code beside
+  the maths; Oscar Levin's discrete-maths book as **a whole-maths site of numbered pages**,
+  ``https://dmoi.example.org/<N>/``, the shape of a problem site filed by id); the
+  offconvex.org blog gets **a minority of non-maths posts** (nodejs.org blog posts under
+  offconvex-style date folders); **Chinese non-maths sites** (TiDB's documentation and
+  release notes under docs.pingcap.com); English number-heavy non-maths (nodejs.org release
+  notes, England league tables under ``https://football.example.org/...``).  A page whose
+  URL was made up for the crawl is labelled ``"synthetic_url": true``.
+
 No page of the starter seed is in it: a source document is left out when its URL or
-the start of its rendered text is in the seed (checked against the seed file itself).
+the start of its rendered text is in the seed (checked against the seed file itself), and a
+site the seed draws from is left out whole.
 Labels are ``math``, ``non-math`` or ``ambiguous`` (ambiguous pages are in the crawl but
 out of the metrics).
 """
@@ -68,7 +79,21 @@ _SITES = {
     "oi-wiki.org": ("OI Wiki", ["入门", "语言基础", "算法基础", "数学", "工具软件"], "dollar"),
     "www.offconvex.org": ("Off the convex path", ["Home", "About", "Archive", "Contribute"], "dollar"),
     "datawhalechina.github.io": ("南瓜书 PumpkinBook", ["目录", "GitHub"], "dollar"),
+    "cp-algorithms.com": ("Algorithms for Competitive Programming", ["Home", "Algebra", "Graphs", "Geometry"],
+                          "paren"),
+    "dmoi.example.org": ("Discrete Mathematics: An Open Introduction", ["Contents", "Index", "Exercises"], "paren"),
+    "docs.pingcap.com": ("TiDB 文档", ["文档", "发布说明", "博客", "GitHub"], "dollar"),
+    "nodejs.org": ("Node.js", ["Download", "Docs", "Blog", "About"], "dollar"),
+    "football.example.org": ("English football tables", ["Seasons", "Clubs", "About"], "dollar"),
+    "problems.example.org": ("Problem archive", ["Problems", "Topics", "Random", "Login"], "dollar"),
 }
+# every text of web_sources/ becomes a page (non-maths pages of the big sites: every EVERY-th)
+WEB_EVERY = {"docs.pingcap.com": 2, "nodejs.org": 2, "football.example.org": 2, "statproofbook.github.io": 3}
+# a problem site: MATH train problems (MIT licence), one a page (the problem alone) under a numbered URL,
+# every PROBLEMS_EVERY-th: short pages the first classifier partly misses (about one in five)
+PROBLEM_SITE = "problems.example.org"
+PROBLEMS_EVERY = 12
+BLOG_NONMATH = 9          # nodejs.org blog posts filed into offconvex.org's date folders (non-maths minority)
 _MATHJAX = ('<script>window.MathJax = {tex: {inlineMath: [["$", "$"], ["\\\\(", "\\\\)"]]}};</script>\n'
             '<script async src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-mml-chtml.js"></script>')
 _INLINE = re.compile(r"(?<![\\$])\$(?!\$)([^$\n]{1,400}?)(?<![\\$])\$(?!\$)")
@@ -141,6 +166,95 @@ def _seed_keys(seed_path: str) -> tuple[set, set]:
     return urls, starts
 
 
+def _seed_sites(seed_path: str) -> set:
+    """Source repositories (or domains) the starter seed draws from: left out of the crawl whole."""
+    out = set()
+    for r in _jsonl(seed_path):
+        out.add(r.get("source_repo") or r.get("domain"))
+    return out
+
+
+def _numbered(path: str) -> int:
+    """A stable page number for a made-up numbered URL (3-4 digits, like a problem id)."""
+    return 100 + int(hashlib.sha1(path.encode("utf-8")).hexdigest()[:8], 16) % 9900
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", (text or "").lower()).strip("-")[:60] or "post"
+
+
+def _web_pages(data_dir: str, seed_sites: set, seed_urls: set) -> Iterator[dict]:
+    """Pages from ``text/web_sources/`` (module docstring), in a fixed order."""
+    from .seeds import render_markup
+
+    web = os.path.join(data_dir, "text", "web_sources")
+    if not os.path.isdir(web):
+        return
+    maths = sorted(_jsonl(os.path.join(web, "math_web_en.jsonl.gz")), key=lambda r: r["url"])
+    counters: dict = {}
+    for r in maths:
+        if r["source"] in seed_sites or r["url"] in seed_urls:
+            continue
+        counters[r["domain"]] = counters.get(r["domain"], 0) + 1
+        if (counters[r["domain"]] - 1) % WEB_EVERY.get(r["domain"], 1):
+            continue
+        text = render_markup(r["text"], r["format"])
+        if len(text) < 300:
+            continue
+        rec = dict(r, text=text, format="text-math")
+        if r["source"] == "oscarlevin/discrete-book":
+            url, site, synthetic = f"https://dmoi.example.org/{_numbered(r['path'])}/", "dmoi.example.org", True
+        elif r["url"].startswith("https://github.com/"):
+            continue                          # a repository URL is not a page a crawl meets
+        else:
+            url, site, synthetic = r["url"], r["domain"], False
+        rec["domain"] = site
+        yield {"url": url, "html": render_source(rec).encode("utf-8"), "label": "math", "site": site,
+               "source": "maths_source", "synthetic_url": synthetic}
+    hard = sorted(_jsonl(os.path.join(web, "nonmath_hard_en.jsonl.gz")), key=lambda r: r["url"])
+    blog = [r for r in hard if r["source"] == "nodejs/nodejs.org" and "/blog/" in r["url"]
+            and "release" not in r["url"] and "vulnerability" not in r["url"]][:BLOG_NONMATH]
+    dates = ["2016/02/10", "2017/06/21", "2018/01/30", "2018/09/12", "2019/03/05", "2019/11/20", "2020/05/14",
+             "2021/02/08", "2021/10/27"]
+    for r, d in zip(blog, dates):
+        rec = dict(r, domain="www.offconvex.org", text=render_markup(r["text"], r["format"]), format="prose")
+        yield {"url": f"https://www.offconvex.org/{d}/{_slug(r['title'])}/",
+               "html": render_source(rec).encode("utf-8"), "label": "non-math", "site": "www.offconvex.org",
+               "source": "nonmath_source", "synthetic_url": True}
+    taken = {r["url"] for r in blog}
+    yield from _problem_pages(data_dir)
+    zh = sorted(_jsonl(os.path.join(web, "nonmath_web_zh.jsonl.gz")), key=lambda r: r["url"])
+    counters = {}
+    for r in [x for x in hard if x["url"] not in taken] + zh:
+        if r["source"] == "openfootball/england":
+            site = "football.example.org"
+            url, synthetic = f"https://{site}/england/{r['path'].replace('.txt', '')}/", True
+        else:
+            site, url, synthetic = r["domain"], r["url"], False
+        counters[site] = counters.get(site, 0) + 1
+        if (counters[site] - 1) % WEB_EVERY.get(site, 1):
+            continue
+        rec = dict(r, domain=site)
+        yield {"url": url, "html": render_source(rec).encode("utf-8"), "label": r.get("label", "non-math"),
+               "site": site, "source": "nonmath_source", "synthetic_url": synthetic}
+
+
+def _problem_pages(data_dir: str) -> Iterator[dict]:
+    """The numbered problem site (module docstring): one MATH train problem a page, maths as TeX (MathJax)."""
+    path = os.path.join(data_dir, "text", "positives_math", "math_train_7500_problems_solutions.jsonl.gz")
+    if not os.path.exists(path):
+        return
+    for k, r in enumerate(_jsonl(path)):
+        if k % PROBLEMS_EVERY:
+            continue
+        n = _numbered(r.get("unique_id") or str(k))
+        body = (f"<p class=\"crumbs\">{escape(r.get('type') or '')} · {escape(r.get('level') or '')}</p>\n"
+                + _blocks_html(r["problem"].strip()))
+        html = page_html(PROBLEM_SITE, f"Problem {n}", body, True)
+        yield {"url": f"https://{PROBLEM_SITE}/{n}/", "html": html.encode("utf-8"), "label": "math",
+               "site": PROBLEM_SITE, "source": "maths_source", "synthetic_url": True}
+
+
 def _start(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()[:300]
 
@@ -167,6 +281,14 @@ def collect(data_dir: str, trafilatura_every: int = 2, seed_path: Optional[str] 
                 continue
             yield {"url": r["url"], "html": render_source(r).encode("utf-8"), "label": r.get("label", "math"),
                    "site": r["domain"], "source": kind}
+    seed_sites = _seed_sites(seed_path or default_seed_path())
+    from .seeds import background_path
+    for lang in ("en", "zh"):                   # no page of the shipped background sets either
+        bg = background_path(lang)
+        seen.update(r.get("url") for r in (_jsonl(bg) if bg else []))
+    for page in _web_pages(data_dir, seed_sites, seed_urls):
+        if fresh(page["url"]):
+            yield page
     traf = 0
     for r in _jsonl(os.path.join(data_dir, "labeled", "pages_labeled.jsonl")):
         if r.get("label") not in ("math", "non-math", "ambiguous") or not r["url"].startswith(("http://", "https://")):
@@ -227,7 +349,10 @@ def write(pages: Iterator[dict], out: str, records_per_file: int = RECORDS_PER_F
                                                            "WARC-Date": WARC_DATE})
         writer.write_record(rec)
         n_in_file += 1
-        labels.append({"url": p["url"], "label": p["label"], "site": p["site"], "source": p["source"]})
+        lab = {"url": p["url"], "label": p["label"], "site": p["site"], "source": p["source"]}
+        if p.get("synthetic_url"):
+            lab["synthetic_url"] = True
+        labels.append(lab)
         s = by_site.setdefault(p["site"], {})
         s[p["label"]] = s.get(p["label"], 0) + 1
     if fh is not None:
@@ -239,6 +364,7 @@ def write(pages: Iterator[dict], out: str, records_per_file: int = RECORDS_PER_F
     for r in labels:
         totals[r["label"]] = totals.get(r["label"], 0) + 1
     manifest = {"pages": len(labels), "labels": totals, "files": files,
+                "synthetic_urls": sum(1 for r in labels if r.get("synthetic_url")),
                 "sites": dict(sorted(by_site.items())),
                 "sources": {k: sum(r["source"] == k for r in labels)
                             for k in ("maths_source", "nonmath_source", "labeled_html")}}

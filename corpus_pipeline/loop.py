@@ -134,11 +134,22 @@ class Loop:
 
     def _extra_settings(self, stage: st.Stage) -> Optional[dict]:
         """Settings of a stage that are not config keys (None: not applicable to this command)."""
+        if stage is st.SEED:
+            # the seed the run trains on, the shipped starter seed included: a changed default seed
+            # (a new release) is a changed setting of iteration 1's seed, refused or --recompute'd
+            return {"seed_digest": self._seed_digest()}
         if stage is st.EVAL:
             return {"labels_digest": _file_digest(self.inp.labels)} if self.inp.labels else None
         if stage in st.FINAL:
             return {"benchmarks": self.inp.benchmarks}
         return None
+
+    def _seed_digest(self) -> Optional[str]:
+        if not hasattr(self, "_seed_digest_value"):
+            from .seeds import default_seed_path
+
+            self._seed_digest_value = _file_digest(self.inp.seed_corpus or default_seed_path())
+        return self._seed_digest_value
 
     def check_settings(self) -> None:
         """Refuse (exit 2) or, with ``recompute``, redo stages whose recorded settings changed."""
@@ -151,7 +162,7 @@ class Loop:
         ident = {
             "inputs": sorted(self.inp.inputs),
             "seed_corpus": self.inp.seed_corpus,
-            "seed_digest": _file_digest(self.inp.seed_corpus),
+            "seed_digest": self._seed_digest(),       # recorded; a change is checked as a setting (SEED)
         }
         path = self.run.path("run.json")
         old = self.run.read_json(path)
@@ -160,7 +171,7 @@ class Loop:
             self.run.write_json(path, {**ident, "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                                        "config": self.cfg.to_dict()})
             return
-        for k in ("inputs", "seed_corpus", "seed_digest"):
+        for k in ("inputs", "seed_corpus"):
             if old.get(k) != ident[k]:
                 raise UsageError(f"{self.run.uri} was started with {k}={old.get(k)!r}; this command has "
                                  f"{ident[k]!r}. Use a new --run folder or the original inputs.")
@@ -350,7 +361,8 @@ class Loop:
         _, under = grow_seed(seed, pages_under_marks(self.spark, pages, collected, marks, i))  # not seeds yet
         n_under = under.count()
         scores = self._read(self.run.iteration(i, "scores"), schemas.SCORES)
-        added = checked_additions(under, scores, acfg.seed_min_score, acfg.max_seed_additions)
+        added = checked_additions(under, scores, acfg.seed_min_score, acfg.max_seed_additions,
+                                  pages if acfg.seed_markup_admits else None)
         merged, _fresh = grow_seed(seed, added)
 
         def counts(df) -> dict:
@@ -362,7 +374,7 @@ class Loop:
 
         res = self._write_stage(path, lambda: merged, schemas.SEED, counts,
                                 config={"annotate": {k: getattr(acfg, k) for k in
-                                                     ("seed_min_score", "max_seed_additions")}},
+                                                     ("seed_min_score", "max_seed_additions", "seed_markup_admits")}},
                                 stage=st.SEED)
         self.say(f"iteration {i}: path step adds {res.counts.get('seed_added')} pages to the seed of "
                  f"iteration {i + 1}")

@@ -86,6 +86,55 @@ def load_seed_texts(path: Optional[str] = None) -> list[str]:
     return texts
 
 
+def load_seed_records(path: Optional[str] = None) -> list[dict]:
+    """The records of a small seed file (``None``: the starter seed) with ``text``, ``lang`` (detected
+    when absent), ``url`` and ``site`` (the source repository, else the domain, else '')."""
+    from .lang import detect_lang
+
+    p = default_seed_path() if path is None else path
+    out = []
+    for r in read_records(p):
+        t = r.get("text")
+        if not t or not str(t).strip():
+            continue
+        out.append({"text": t, "lang": r.get("lang") or detect_lang(t), "url": r.get("url") or "",
+                    "site": r.get("source_repo") or r.get("domain") or ""})
+    return out
+
+
+BACKGROUND_DIR = "background"
+
+
+def background_path(lang: str) -> Optional[str]:
+    """The shipped background set of ``lang`` (``seeds/background/<lang>.jsonl.gz``), or None."""
+    name = f"{lang}.jsonl.gz"
+    if not lang or "/" in lang or lang.startswith("."):
+        return None
+    for c in _candidates():
+        d = c.parent if c.is_file() else c
+        f = d / BACKGROUND_DIR / name
+        if f.is_file():
+            return str(f)
+    try:
+        from .packaging import project_file
+
+        return project_file(f"seeds/{BACKGROUND_DIR}/{name}")
+    except (ImportError, FileNotFoundError, OSError):
+        return None
+
+
+def load_background(lang: str, with_sites: bool = False) -> list:
+    """Texts of the background set of ``lang`` ([] when none is shipped), in file order;
+    ``with_sites``: ``(text, site)`` pairs."""
+    p = background_path(lang)
+    if p is None:
+        return []
+    recs = [r for r in read_records(p) if r.get("text")]
+    if with_sites:
+        return [(r["text"], r.get("domain") or "") for r in recs]
+    return [r["text"] for r in recs]
+
+
 # ---------------------------------------------------------------- seed sources (file, folder, glob)
 _JSON_EXT = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".ndjson.gz")
 _PARQUET_EXT = (".parquet", ".pq")
@@ -389,17 +438,22 @@ def _mathml_to_tex(el) -> str:
     return " ".join(s for s in sub if s)
 
 
+_PRETEXT_MATH = {"m": False, "me": True, "men": True, "md": True, "mdn": True}
+
+
 def _render_xml(t: str, cnxml: bool) -> str:
     from lxml import etree, html as lhtml
 
     blocks = {"para", "p", "title", "item", "li", "div", "section", "h1", "h2", "h3", "h4", "tr",
               "caption", "problem", "solution", "statement", "note", "equation", "example", "exercise",
-              "table", "td", "th", "br", "figure", "list", "ul", "ol"}
+              "table", "td", "th", "br", "figure", "list", "ul", "ol",
+              "subsection", "theorem", "proof", "definition", "hint", "answer", "investigation", "activity"}
     try:
         if cnxml:
             root = etree.fromstring(t.encode("utf-8"), etree.XMLParser(recover=True, huge_tree=True))
         else:
-            root = lhtml.fromstring(t)
+            # lxml refuses a str that declares its encoding (PreTeXt files start with one)
+            root = lhtml.fromstring(re.sub(r"^\s*<\?xml[^>]*\?>", "", t))
     except (etree.XMLSyntaxError, ValueError):
         return re.sub(r"<[^>]+>", " ", t)
     if root is None:
@@ -412,7 +466,10 @@ def _render_xml(t: str, cnxml: bool) -> str:
             if el.tail:
                 parts.append(el.tail)
             return
-        if tag == "math":
+        if tag in _PRETEXT_MATH:                       # PreTeXt: <m> inline, <me>/<men>/<md> display TeX
+            tex = " ".join("".join(el.itertext()).split())
+            parts.append((" $$" + tex + "$$ ") if _PRETEXT_MATH[tag] else (" $" + tex + "$ "))
+        elif tag == "math":
             tex = _mathml_to_tex(el).strip()
             display = el.getparent() is not None and el.getparent().tag.split("}")[-1] == "equation"
             parts.append((" $$" + tex + "$$ ") if display else (" $" + tex + "$ "))

@@ -180,12 +180,13 @@ def pages_under_marks(spark, pages_df, collected_df, marks: list, iteration: int
     )
 
 
-def checked_additions(added_df, scores_df, min_score: float = 0.0, max_pages=None):
+def checked_additions(added_df, scores_df, min_score: float = 0.0, max_pages=None, pages_df=None):
     """The pages of :func:`pages_under_marks` that may join the seed: those the current
     iteration's classifier scored at least ``min_score`` (a page it is confident is not maths
     is a miss of the mark, not of the classifier), at most ``max_pages`` of them, highest
     score first (ties by page_id), so the result does not depend on partitioning.
-    ``max_pages=None`` keeps all; 0 adds none.  Rows keep ``schemas.SEED``."""
+    ``max_pages=None`` keeps all; 0 adds none.  With ``pages_df`` (``page_id, has_math_markup``)
+    a page with maths markup joins whatever its score.  Rows keep ``schemas.SEED``."""
     from pyspark.sql import functions as F
 
     cols = schemas.columns(schemas.SEED)
@@ -198,7 +199,12 @@ def checked_additions(added_df, scores_df, min_score: float = 0.0, max_pages=Non
     df = added_df.join(scores_df.select("page_id", F.col("score").alias("_s")), "page_id", "left") \
         .withColumn("_s", F.coalesce(F.col("_s"), F.lit(0.0)))
     if min_score > 0:
-        df = df.where(F.col("_s") >= F.lit(float(min_score)))
+        ok = F.col("_s") >= F.lit(float(min_score))
+        if pages_df is not None:
+            df = df.join(pages_df.select("page_id", F.coalesce(F.col("has_math_markup"), F.lit(False)).alias("_m")),
+                         "page_id", "left")
+            ok = ok | F.coalesce(F.col("_m"), F.lit(False))
+        df = df.where(ok)
     if max_pages is not None:
         df = df.orderBy(F.col("_s").desc(), F.col("page_id").asc()).limit(int(max_pages))
     return df.select(*cols)
