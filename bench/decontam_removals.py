@@ -7,12 +7,16 @@ The pages: every real maths text of the test data collection, as the final corpu
   maths pages), extracted with the final corpus's extractor (``final.extractor``);
 * ``text/seed_sources/math_docs.jsonl`` and ``text/web_sources/math_web_en.jsonl.gz``: maths pages as
   their sites' source files (LaTeX, Markdown, CNXML, PreTeXt), rendered to text with the maths as TeX
-  (``seeds.render_markup``), as the development crawl serves them.
+  (``seeds.render_markup``), as the development crawl serves them;
+
+and every page of the development crawl (:func:`devcrawl_pages`), among them its problem site of
+MATH *train* problems, which shares its authors' templates with the MATH *test* items.
 
 Each removal is one contamination row: (page key, benchmark, item id) with its rule, evidence and
 removed text.  ``tests/data/decontam_judged.jsonl`` holds each row's verdict, judged once by reading
-the page's text beside the benchmark item: ``true`` (the page holds the item's text) or ``false``
-(it shares notation, numbers or a stock phrase only), with the reason.
+the page's text beside the benchmark item: ``true`` (the page states the item's problem, word for
+word or with other numbers) or ``false`` (it shares notation, numbers, figure code or a stock
+sentence only, and asks another question), with the reason.
 """
 from __future__ import annotations
 
@@ -59,6 +63,23 @@ def real_math_pages(data: Optional[Path] = None) -> Iterator[dict]:
             text = render_markup(r["text"], r.get("format") or "text")
             if text.strip():
                 yield {"key": f"{src}:{r['url']}", "url": r["url"], "source": src, "text": text}
+
+
+PROBLEM_SITE = "problems.example.org"
+
+
+def devcrawl_pages(data: Optional[Path] = None) -> Iterator[dict]:
+    """Every page of the development crawl, extracted with the final corpus's extractor."""
+    from corpus_pipeline import devcrawl
+    from corpus_pipeline.config import Config
+    from corpus_pipeline.extract import Extracted, extract_html
+
+    extractor = Config().final.extractor
+    for p in devcrawl.collect(str(data or data_dir())):
+        e = extract_html(p["html"].decode("utf-8", "replace"), p["url"], timeout_s=60.0, extractor=extractor)
+        if isinstance(e, Extracted) and e.text:
+            yield {"key": "devcrawl:" + p["url"], "url": p["url"], "source": "devcrawl:" + p["site"],
+                   "label": p["label"], "text": e.text}
 
 
 def removals(pages: list[dict], bench_dir: Optional[Path], cfg=None, index=None) -> tuple[list[dict], dict]:

@@ -182,6 +182,7 @@ class DecontamConfig:
     min_span: int = 13                     # ... and this many tokens, unless it is the item's whole question
     short_min_words: int = 3               # a short question is used only with this many words
     max_items: int = 1                     # a gram in more distinct benchmark questions than this is common
+    max_pages: int = 0                     # ... and one found on more pages of the corpus than this (0: off)
 
 
 @dataclass
@@ -359,6 +360,7 @@ def _check_ranges(cfg: Config) -> None:
     need(0 <= cfg.decontam.short_min_words < cfg.decontam.ngram, "decontam.short_min_words",
          "must be >= 0 and below decontam.ngram")
     need(cfg.decontam.max_items >= 0, "decontam.max_items", "must be >= 0 (0: no commonness rule)")
+    need(cfg.decontam.max_pages >= 0, "decontam.max_pages", "must be >= 0 (0: no corpus commonness rule)")
 
 
 def parse_override(text: str) -> tuple[str, str, Any]:

@@ -514,8 +514,18 @@ def _common(h: np.ndarray, q: np.ndarray, max_items: int) -> np.ndarray:
     return u[c > max_items]
 
 
+_FIGURE_CODE = re.compile(r"\[asy\].*?\[/asy\]", re.S | re.I)
+
+
+def _no_figures(text: str) -> str:
+    """A benchmark text without its figure code (Asymptote ``[asy]...[/asy]``): drawing commands are
+    not the item's text, and problem sites share them across problems."""
+    return _FIGURE_CODE.sub(" ", text) if "[asy]" in text.lower() else text
+
+
 def _item_texts(it: "BenchmarkItem", with_options: bool) -> list:
-    return it.texts + ([it.question + "\n" + it.options] if with_options and it.options else [])
+    texts = it.texts + ([it.question + "\n" + it.options] if with_options and it.options else [])
+    return [_no_figures(t) for t in texts]
 
 
 def _common_short(items: list, cand: dict, max_items: int, with_options: bool, chunk: int = 2000) -> dict:
@@ -595,7 +605,7 @@ def build_index(benchmarks: Benchmarks, cfg) -> GramIndex:
             its.append(np.full(len(g), k, dtype=np.int32))
             bs.append(np.full(len(g), b, dtype=np.int16))
             qs.append(np.full(len(g), qkey, dtype=np.uint64))
-        qt = tokens(it.question + ("\n" + it.options if with_options and it.options else ""))
+        qt = tokens(_no_figures(it.question) + ("\n" + it.options if with_options and it.options else ""))
         if lo <= len(qt) < top and (len(qt) >= n or short_ok[it.benchmark]):
             if sum(map(is_word, qt)) < (short_min_words if len(qt) < n else min_words):
                 stats["short_too_few_words"] += 1
@@ -824,6 +834,50 @@ def decontaminate_text(text: Optional[str], index: GramIndex, cfg) -> PageResult
                       removed_lines=removed_lines)
 
 
+# ---------------------------------------------------------------- grams common on the crawl
+def matched_grams(text: Optional[str], index: GramIndex) -> np.ndarray:
+    """The distinct index hashes (n-grams and short questions) that ``text`` contains."""
+    if not text:
+        return np.empty(0, dtype=np.uint64)
+    pt = _page_tokens(text)
+    grams = gram_hashes(pt.hashes, [index.n] + sorted(index.short))
+    found = [grams[index.n][p] for p, _ in _find(index.bits, index.bits_log2, index.hashes, index.items,
+                                                     grams[index.n])]
+    for L, (sh, si) in index.short.items():
+        found += [grams[L][p] for p, _ in _find(index.short_bits, index.short_bits_log2, sh, si, grams[L])]
+    return np.unique(np.array(found, dtype=np.uint64))
+
+
+def without_grams(index: GramIndex, common: np.ndarray) -> GramIndex:
+    """``index`` without the hashes in ``common`` (grams found on too many pages of the corpus)."""
+    from dataclasses import replace
+
+    if len(common) == 0:
+        return index
+    keep = ~np.isin(index.hashes, common)
+    h, items = index.hashes[keep], index.items[keep]
+    short = {}
+    for L, (sh, si) in index.short.items():
+        k = ~np.isin(sh, common)
+        if k.any():
+            short[L] = (sh[k], si[k])
+    bits, log2 = _bitset(h)
+    all_short = np.concatenate([v[0] for v in short.values()]) if short else np.empty(0, dtype=np.uint64)
+    sbits, slog2 = _bitset(all_short)
+    return replace(index, hashes=h, items=items, short=short, bits=bits, bits_log2=log2, short_bits=sbits,
+                   short_bits_log2=slog2, stats=dict(index.stats, crawl_common_grams=int(len(common))))
+
+
+def common_on_pages(texts: Iterable[Optional[str]], index: GramIndex, max_pages: int) -> np.ndarray:
+    """Sorted hashes of the benchmark grams found on more than ``max_pages`` of the pages: a stock
+    phrase of the crawl, not a copy of one benchmark item (NeMo Curator's ``max_matches``)."""
+    counts: dict = {}
+    for t in texts:
+        for h in matched_grams(t, index).tolist():
+            counts[h] = counts.get(h, 0) + 1
+    return np.array(sorted(h for h, c in counts.items() if c > max_pages), dtype=np.uint64)
+
+
 # ---------------------------------------------------------------- many pages, counts
 def empty_counts() -> dict:
     return {"pages_in": 0, "pages_out": 0, "pages_removed": 0, "pages_cleaned": 0, "segments_removed": 0,
@@ -870,7 +924,13 @@ def tally(pages_in: int, page_stats: Iterable[tuple], rows: Iterable[tuple]) -> 
 def decontaminate_pages(pages: Iterable[dict], index: GramIndex, cfg, id_field: str = "page_id"):
     """Apply :func:`decontaminate_text` to dicts with ``text`` and ``id_field``.
 
+    With ``cfg.max_pages`` a first pass finds the grams found on more than that many of the pages
+    (:func:`common_on_pages`) and the rules run without them.
     Returns (kept pages with text cleaned, contamination rows in schemas.CONTAMINATION order, counts)."""
+    max_pages = int(getattr(cfg, "max_pages", 0) or 0)
+    if max_pages > 0:
+        pages = list(pages)
+        index = without_grams(index, common_on_pages((p.get("text") for p in pages), index, max_pages))
     out, rows, stats = [], [], []
     n = 0
     for p in pages:

@@ -392,3 +392,13 @@ def test_cli_errors_exit_2(cli_model, tmp_path):
     assert main(["train", "--positives", str(bad), "--negatives", str(bad), "--out", str(tmp_path / "m")]) == 2
     assert main(["train", "--positives", str(tmp_path / "nope.parquet"), "--negatives", str(bad),
                  "--out", str(tmp_path / "m")]) == 2
+
+
+def test_negative_quotas_follow_the_positives_languages():
+    q = C.negative_quotas({"en": 300, "zh": 100}, {"en": 5000, "zh": 40, "de": 1000, "fr": 0}, 1200)
+    other = round(1200 * 1000 / 6040)                  # German and French keep their share of the crawl
+    assert q == {"*": other, "en": round((1200 - other) * 0.75), "zh": (1200 - other) - round((1200 - other) * 0.75)}
+    assert sum(q.values()) == 1200
+    assert C.negative_quotas({"en": 3}, {"en": 10}, 7) == {"en": 7}      # may exceed what the crawl has
+    assert C.negative_quotas({"en": 1, "zh": 1, "ja": 1}, {"en": 10}, 4) == {"en": 2, "ja": 1, "zh": 1}
+    assert C.negative_quotas({}, {"en": 10}, 4) == {} and C.negative_quotas({"en": 1}, {"en": 1}, 0) == {}

@@ -29,6 +29,6 @@ def test_demo_saturates_with_high_precision_and_recall(tmp_path):
     # the path step recovered pages the first classifier missed
     assert first["seed_added"] > 0
     assert last["true_recall"] > first["true_recall"]
-    assert last["true_precision"] >= 0.9
-    assert last["true_recall"] >= 0.9
+    assert last["true_precision"] >= 0.99          # the real-web issue's floor for the mini-crawl
+    assert last["true_recall"] >= 0.99
     assert last["overlap_with_previous"] >= 0.98

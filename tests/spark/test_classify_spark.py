@@ -14,8 +14,10 @@ from corpus_pipeline.text import count_tokens
 
 pytestmark = pytest.mark.spark
 
-# dim/bucket small: these tests are about the Spark layer, not the model's quality
-CFG = ClassifierConfig(dim=32, bucket=20000, score_batch_size=7, negatives_per_positive=1.0)
+# dim/bucket small: these tests are about the Spark layer, not the model's quality; one pool of
+# negatives (the per-language draw is test_negatives_follow_the_positives_languages)
+CFG = ClassifierConfig(dim=32, bucket=20000, score_batch_size=7, negatives_per_positive=1.0,
+                       negatives_by_language=False)
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +74,54 @@ def test_training_sets_positives_and_deterministic_negatives(spark, data):
     assert (_texts(p2), _texts(n2)) == (_texts(pos_df), _texts(neg_df))
     _, n3, _ = training_sets(spark, data["pages_df"], data["seed_df"], CFG, 6)
     assert set(_texts(n3)) != set(_texts(neg_df))
+
+
+def test_negatives_follow_the_positives_languages(spark, data):
+    """Per language in the positives' proportions, other languages at their crawl share, the shipped
+    background set where the crawl is short of a language, repeated texts when even that is short."""
+    from dataclasses import replace
+
+    from corpus_pipeline.seeds import load_background
+    from corpus_pipeline.spark.classify import training_sets
+    from corpus_pipeline.spark.io import rows_to_df
+
+    langs = {"en": 120, "zh": 6, "de": 40}                  # a crawl short of Chinese pages
+    pages, k = [], 0
+    for lang, n in langs.items():
+        for _ in range(n):
+            text = f"{lang} page {k} " + " ".join(random.Random(k).choice(["alpha", "river", "market", "song"])
+                                                   for _ in range(40))
+            pages.append(schemas.row(schemas.PAGES, {"page_id": f"q{k:04d}", "url": f"https://{lang}.example/{k}",
+                                                     "host": f"{lang}.example", "text": text, "lang": lang}))
+            k += 1
+    en = [r for r in data["seed"] if r[4]][:30]
+    zh_seed = [schemas.row(schemas.SEED, {"seed_id": f"z{i}", "page_id": None, "source": "seed", "added_in": 1,
+                                          "text": "设 $a$ 为整数，证明 $a^2$ 除以 4 的余数是 0 或 1。" * (i + 1)})
+               for i in range(10)]
+    pages_df = rows_to_df(spark, pages, schemas.PAGES, num_slices=3)
+    seed_df = rows_to_df(spark, en + zh_seed, schemas.SEED, num_slices=2)
+    cfg = replace(CFG, negatives_by_language=True, negatives_per_positive=2.0)
+    pos, neg, c = training_sets(spark, pages_df, seed_df, cfg, 5)
+    assert c["positives_by_language"] == {"en": 30, "zh": 10}
+    n_neg = 80
+    de_share = round(n_neg * 40 / 166)                       # German keeps its share of the crawl
+    by = c["negatives_by_language"]
+    assert by["*"] == de_share and by["zh"] + by["en"] == n_neg - de_share
+    assert by["zh"] == round((n_neg - de_share) * 10 / 40) and by["en"] == (n_neg - de_share) - by["zh"]
+    rows = neg.collect()
+    assert len(rows) == n_neg == c["sampled_negatives"] and len({r["uid"] for r in rows}) == n_neg
+    zh_rows = [r for r in rows if r["uid"].startswith("bg:zh") or r["text"].startswith("zh ")]
+    assert len(zh_rows) == by["zh"]                           # 6 crawl pages, the rest from the background
+    assert c["background_negatives"] == by["zh"] - 6 > 0
+    assert {r["text"] for r in zh_rows if r["uid"].startswith("bg:")} <= set(load_background("zh"))
+    # the same draw whatever the partitioning
+    _, neg2, _ = training_sets(spark, pages_df.repartition(4), seed_df.repartition(3), cfg, 5)
+    assert sorted(r["uid"] for r in neg2.collect()) == sorted(r["uid"] for r in rows)
+    # without the background: the six Chinese pages repeated to the quota
+    _, neg3, c3 = training_sets(spark, pages_df, seed_df, replace(cfg, background_negatives=False), 5)
+    zh3 = [r for r in neg3.collect() if r["text"].startswith("zh ")]
+    assert len(zh3) == by["zh"] and len({r["text"] for r in zh3}) == 6 and c3["repeated_negatives"] == {"zh": by["zh"] - 6}
+    assert c3["background_negatives"] == 0
 
 
 def test_training_set_caps_and_files_do_not_depend_on_partitioning(spark, data, tmp_path):
