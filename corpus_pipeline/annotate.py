@@ -474,8 +474,9 @@ def _render_worksheet(iteration, listed, by_host, active, dom_by_host, cfg=None)
         head = f"## {host}"
         if d:
             head += f" (domain: {d['pages']} pages, {d['collected']} collected, {float(d['fraction']):.1%})"
-        out += [head, "", "| prefix | depth | pages | collected | fraction | rest of host | marked | proposer |",
-                "|---|---:|---:|---:|---:|---:|---|---|"]
+        out += [head, "", "| prefix | depth | pages | collected | fraction | rest of host | maths markup (collected / not) "
+                "| scores collected / not | marked | proposer |",
+                "|---|---:|---:|---:|---:|---:|---|---|---|---|"]
         for r in listed[host]:
             m = covered_by(r["prefix"], host, active)
             mk = ""
@@ -484,8 +485,12 @@ def _render_worksheet(iteration, listed, by_host, active, dom_by_host, cfg=None)
             rest = _rest(r)
             rest_txt = f"{rest[1]}/{rest[0]}" if rest is not None else ""
             ok, why = judge(r, cfg)
-            out.append(f"| `{r['prefix']}` | {r.get('depth') or r['prefix'].count('/') - 1} | {r['pages']} | "
-                       f"{r['collected']} | {_fraction(r):.1%} | {rest_txt} | {mk} | "
+            ms = _markup_shares(r)
+            mtxt = f"{ms[0]:.0%} / {ms[1]:.0%}" if ms is not None else ""
+            hc, hu = hist(r, "hist_collected"), hist(r, "hist_uncollected")
+            htxt = f"`{sparkline(hc) or '-'}` / `{sparkline(hu) or '-'}`" if (sum(hc) or sum(hu)) else ""
+            out.append(f"| `{r['prefix']}` | {r.get('depth') if r.get('depth') is not None else r['prefix'].count('/') - 1} | "
+                       f"{r['pages']} | {r['collected']} | {_fraction(r):.1%} | {rest_txt} | {mtxt} | {htxt} | {mk} | "
                        f"{'yes: ' if ok else 'no: '}{_md(why)} |")
         hidden = len(by_host[host]) - len(listed[host])
         if hidden > 0:

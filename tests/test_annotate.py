@@ -164,8 +164,14 @@ def test_worksheet_shows_evidence_and_verdicts(tmp_path):
     proposed = A.propose(rows, AnnotateConfig())
     A.write_worksheet(str(tmp_path), rows, [], 1, proposed=proposed, cfg=AnnotateConfig())
     ws = (tmp_path / A.WORKSHEET).read_text()
-    assert "| `/2011/` | 1 | 14 | 10 | 71.4% | 35/48 |  | no: date segment" in ws
-    assert "| `/math/` | 1 | 40 | 34 | 85.0% | 4/50 | proposer | yes: +77 points" in ws
+    assert "| `/2011/` | 1 | 14 | 10 | 71.4% | 35/48 |  |  |  | no: date segment" in ws
+    assert "| `/math/` | 1 | 40 | 34 | 85.0% | 4/50 |  |  | proposer | yes: +77 points" in ws
+    # with the evidence columns: maths markup shares and score histograms, collected and not
+    ev = [row("t.example.cn", "/", 10, 6, host_pages=10, host_collected=6, markup=(6, 4),
+              hist_u=[0, 1, 2, 1, 0, 0, 0, 0, 0, 0])]
+    A.write_worksheet(str(tmp_path / "ev"), ev, [], 1, proposed=A.propose(ev, AnnotateConfig()), cfg=AnnotateConfig())
+    ws = (tmp_path / "ev" / A.WORKSHEET).read_text()
+    assert "| `/` | 0 | 10 | 6 | 60.0% | 0/0 | 100% / 100% | `         █` / ` ▄█▄      ` | proposer | yes: whole host" in ws
     marked = (tmp_path / A.MARKED).read_text()
     assert "# proposer: 40 pages, 34 collected (85.0%); rest of host 50 pages, 4 collected (8.0%)" in marked
     back = A.read_marks(str(tmp_path / A.MARKED), A.known_prefixes(rows))

@@ -157,6 +157,7 @@ def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: 
         neg = neg.unionByName(p)
     counts.update({"negatives_available": int(sum(avail.values())), "sampled_negatives": int(sum(by.values())),
                    "positives_by_language": dict(sorted(pos_langs.items())),
+                   "available_by_language": dict(sorted(avail.items())),
                    "negatives_by_language": dict(sorted(by.items())), "background_negatives": int(background),
                    "repeated_negatives": dict(sorted(repeated.items()))})
     out = pos.select("uid", "text")

@@ -13,6 +13,8 @@ pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 def test_two_iterations_20k_pages_15k_seed_under_1m_result_size(tmp_path):
     from bench.bench_scale import run_job_subprocess
+    from corpus_pipeline.classify import OTHER_LANGUAGES, negative_quotas
+    from corpus_pipeline.seeds import load_background
 
     out = run_job_subprocess(20_000, 15_000, str(tmp_path), timeout=3 * 3600, dim=32)
     assert out["max_result_size"] == "1m" and out["driver_memory"] == "1g"
@@ -21,9 +23,21 @@ def test_two_iterations_20k_pages_15k_seed_under_1m_result_size(tmp_path):
     assert it1["seed"]["seed_positives"] == 15_000                       # every distinct seed document
     model = it1["model"]
     assert model["seed_positives"] == 15_000
-    # negatives_per_positive (3) asks for 45,000; the crawl has fewer pages without maths markup
+    # negatives_per_positive (3) asks for 45,000, drawn per language in the positives' proportions; the
+    # crawl has fewer pages without maths markup, so each quota is filled from the crawl's pages of that
+    # language, then from the shipped background (en, zh), then by repeating them; a language the seed
+    # has and the crawl lacks (no background either) gets none
     assert 15_000 < model["negatives_available"] < 20_000
-    assert model["sampled_negatives"] == min(3 * 15_000, model["negatives_available"])
+    pos, avail, by = model["positives_by_language"], model["available_by_language"], model["negatives_by_language"]
+    assert sum(pos.values()) == 15_000 and sum(avail.values()) == model["negatives_available"]
+    quotas = negative_quotas(pos, avail, 3 * 15_000)
+    bg = {lang: len(load_background(lang)) for lang in quotas if lang != OTHER_LANGUAGES}
+    for lang, q in quotas.items():
+        assert by.get(lang, 0) == (q if avail.get(lang, 0) or bg.get(lang) else 0), lang
+    assert model["sampled_negatives"] == sum(by.values()) <= 3 * 15_000
+    assert model["background_negatives"] == sum(min(bg[k], max(0, by[k] - avail.get(k, 0))) for k in bg if by.get(k))
+    assert model["repeated_negatives"] == {k: by[k] - min(by[k], avail.get(k, 0)) - min(bg[k], max(0, by[k] - avail.get(k, 0)))
+                                           for k in bg if by.get(k, 0) > avail.get(k, 0) + bg[k]}
     assert model["train_positives"] + model["holdout_positives"] == 15_000
     assert model["precision"] > 0.9 and model["recall"] > 0.9              # held-out seed vs crawl pages
     assert it2["seed"]["seed_positives"] >= 15_000

@@ -103,6 +103,7 @@ def test_negatives_follow_the_positives_languages(spark, data):
     cfg = replace(CFG, negatives_by_language=True, negatives_per_positive=2.0)
     pos, neg, c = training_sets(spark, pages_df, seed_df, cfg, 5)
     assert c["positives_by_language"] == {"en": 30, "zh": 10}
+    assert c["available_by_language"] == langs
     n_neg = 80
     de_share = round(n_neg * 40 / 166)                       # German keeps its share of the crawl
     by = c["negatives_by_language"]
