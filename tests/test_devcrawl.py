@@ -127,9 +127,8 @@ def test_loop_on_real_content_meets_the_targets(spark, shared_data, tmp_path):
     assert not any(re.search(r"/(19|20)\d\d/", m) for r in rows for m in r["marks"])
     assert {"problems.example.org/", "dmoi.example.org/"} <= set(rows[0]["marks"])
     # the crawl's own pages come first: the shipped background only fills what the crawl lacks of a
-    # language (here Chinese: the seed's Chinese share asks for more than the crawl's Chinese pages)
+    # language (measured: the crawl's pages without maths markup fall a few dozen short in English)
     model = json.loads((tmp_path / "run" / "iter=001" / "model" / "_COMMIT.json").read_text())["counts"]
     by, avail = model["negatives_by_language"], model["available_by_language"]
     assert by.get("zh", 0) > 0 and by.get("en", 0) > 0 and not model["repeated_negatives"]
     assert model["background_negatives"] == sum(max(0, by[k] - avail.get(k, 0)) for k in by if k != "*")
-    assert by["en"] <= avail["en"]                                   # English: crawl pages only
