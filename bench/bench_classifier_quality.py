@@ -61,7 +61,8 @@ def load(data: Path) -> dict:
 
 
 def draw_negatives(pos: list[dict], crawl: list[dict], n_neg: int, rnd: int = 1, skip_sites=()) -> list[str]:
-    """Random crawl pages as ``training_sets`` draws them (pure copy of its policy)."""
+    """Random crawl pages as ``training_sets`` draws them: the same plan (``classify.negative_plan``),
+    the pages of each language by a seeded shuffle instead of the hash order."""
     from corpus_pipeline import classify as C
     from corpus_pipeline.seeds import load_background
 
@@ -72,15 +73,16 @@ def draw_negatives(pos: list[dict], crawl: list[dict], n_neg: int, rnd: int = 1,
     avail: dict = {}
     for p in cand:
         avail[p["lang"]] = avail.get(p["lang"], 0) + 1
+    bg = {lang: [t for t, site in load_background(lang, with_sites=True) if site not in skip_sites]
+          for lang in pos_langs}
     out = []
-    for lang, q in sorted(C.negative_quotas(pos_langs, avail, n_neg).items()):
+    for lang, (n_crawl, n_bg, n_rep) in C.negative_plan(pos_langs, avail, {k: len(v) for k, v in bg.items()},
+                                                        n_neg).items():
         pool = [p for p in cand if (p["lang"] not in pos_langs if lang == C.OTHER_LANGUAGES else p["lang"] == lang)]
         random.Random(f"{rnd}:{lang}").shuffle(pool)
-        got = [p["text"] for p in pool[:q]]
-        if len(got) < q and lang != C.OTHER_LANGUAGES:
-            got += [t for t, site in load_background(lang, with_sites=True) if site not in skip_sites][: q - len(got)]
-            if got and len(got) < q:                       # repeated to the quota, as training_sets does
-                got = (got * (q // len(got) + 1))[:q]
+        got = [p["text"] for p in pool[:n_crawl]] + bg.get(lang, [])[:n_bg]
+        if n_rep:                                      # repeated to the quota, as training_sets does
+            got = (got * ((len(got) + n_rep) // len(got) + 1))[:len(got) + n_rep]
         out += got
     return out
 

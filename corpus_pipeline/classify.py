@@ -480,3 +480,32 @@ def negative_quotas(pos_by_lang: dict, avail_by_lang: dict, n_neg: int) -> dict:
     if q_other:
         out[OTHER_LANGUAGES] = q_other
     return out
+
+
+def negative_plan(pos_by_lang: dict, avail_by_lang: dict, background_by_lang: dict, n_neg: int) -> dict:
+    """Where each language's negatives come from: ``{lang: (crawl, background, repeated)}``.
+
+    The quotas are :func:`negative_quotas`'s.  Each is filled from the crawl's pages of that
+    language first, then from the shipped background texts (``background_by_lang``: how many
+    there are), then by repeating those distinct texts to the quota; a language with neither gets
+    none.  The total stays ``n_neg`` whenever some text exists for each language: a crawl short
+    as a whole gets repeated copies too, which keeps the configured ratio
+    ``negatives_per_positive``.  Measured against scaling every quota down with the largest one
+    instead (fewer negatives, no copies of the bulk language): on the development crawl the
+    final recall 0.990 vs 0.975 and precision 0.992 vs 0.988, English tuning-half precision
+    0.750 vs 0.706; repetition kept.  Its cost shows on a small crawl with a large seed (the
+    20,000-page scale crawl with 15,000 seed documents: 23,560 of 39,585 negatives are copies,
+    2.5x the training lines); on a real crawl no language is short."""
+    quotas = negative_quotas(pos_by_lang, avail_by_lang, n_neg)
+    other = sum(v for k, v in avail_by_lang.items() if k not in pos_by_lang)
+    out = {}
+    for lang, q in sorted(quotas.items()):
+        if q <= 0:
+            continue
+        if lang == OTHER_LANGUAGES:
+            out[lang] = (min(q, other), 0, 0)
+            continue
+        crawl = min(q, avail_by_lang.get(lang, 0))
+        bg = min(q - crawl, background_by_lang.get(lang, 0))
+        out[lang] = (crawl, bg, q - crawl - bg if crawl + bg else 0)
+    return out

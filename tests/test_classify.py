@@ -402,3 +402,18 @@ def test_negative_quotas_follow_the_positives_languages():
     assert C.negative_quotas({"en": 3}, {"en": 10}, 7) == {"en": 7}      # may exceed what the crawl has
     assert C.negative_quotas({"en": 1, "zh": 1, "ja": 1}, {"en": 10}, 4) == {"en": 2, "ja": 1, "zh": 1}
     assert C.negative_quotas({}, {"en": 10}, 4) == {} and C.negative_quotas({"en": 1}, {"en": 1}, 0) == {}
+
+
+def test_negative_plan_fills_from_the_crawl_then_background_then_copies():
+    # Chinese is a minority short of pages: crawl, then background, then repeated to its quota
+    p = C.negative_plan({"en": 300, "zh": 100}, {"en": 5000, "zh": 40, "de": 1000}, {"zh": 20, "en": 5}, 1200)
+    q = C.negative_quotas({"en": 300, "zh": 100}, {"en": 5000, "zh": 40, "de": 1000}, 1200)
+    assert p["zh"] == (40, 20, q["zh"] - 60) and p["en"] == (q["en"], 0, 0) and p["*"] == (q["*"], 0, 0)
+    assert sum(sum(v) for v in p.values()) == 1200
+    # the crawl short as a whole: every language repeated to its quota, the ratio kept
+    p = C.negative_plan({"en": 300, "zh": 100}, {"en": 500, "zh": 40}, {"en": 10, "zh": 20}, 1200)
+    assert p == {"en": (500, 10, 900 - 510), "zh": (40, 20, 300 - 60)}
+    # a language the crawl and the background lack gets nothing; no quota at all without positives
+    p = C.negative_plan({"en": 3, "ko": 1}, {"en": 100}, {}, 8)
+    assert p == {"en": (6, 0, 0), "ko": (0, 0, 0)}
+    assert C.negative_plan({}, {"en": 10}, {}, 4) == {}

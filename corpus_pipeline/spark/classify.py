@@ -64,7 +64,7 @@ def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: 
     a language, the shipped background set of that language fills the gap
     (``cfg.background_negatives``, ``seeds/background/<lang>.jsonl.gz``; counted
     ``background_negatives``), and where even that is too few, the distinct pages are repeated
-    to the quota (counted ``repeated_negatives``).
+    to the quota (counted ``repeated_negatives``; :func:`corpus_pipeline.classify.negative_plan`).
     Policy (parameters, the loop decides): seed pages are never negatives
     (``exclude_seed_pages``), nor pages in ``exclude_df``, nor, with
     ``exclude_math_markup`` (default ``cfg.negatives_exclude_math_markup``), pages whose
@@ -115,43 +115,42 @@ def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: 
     pos = _seed_langs(spark, pos).persist()
     pos_langs = {r["lang"]: int(r["n"]) for r in pos.groupBy("lang").agg(F.count(F.lit(1)).alias("n")).collect()}
     avail = {r["lang"]: int(r["n"]) for r in candidates.groupBy("lang").agg(F.count(F.lit(1)).alias("n")).collect()}
-    quotas = C.negative_quotas(pos_langs, avail, n_neg)
+    use_bg = bool(getattr(cfg, "background_negatives", True))
+    from ..seeds import load_background
+
+    bg_docs = {lang: (load_background(lang) if use_bg else []) for lang in pos_langs}
+    plan = C.negative_plan(pos_langs, avail, {k: len(v) for k, v in bg_docs.items()}, n_neg)
     parts, by, background, repeated = [], {}, 0, {}
     other = [lang for lang in avail if lang not in pos_langs]
-    for lang, q in sorted(quotas.items()):
-        if q <= 0:
-            continue
+    for lang, (n_crawl, n_bg, n_rep) in plan.items():
         sel = candidates.where(F.col("lang").isin(other)) if lang == C.OTHER_LANGUAGES else \
             candidates.where(F.col("lang") == lang)
         have = sum(avail.get(x, 0) for x in other) if lang == C.OTHER_LANGUAGES else avail.get(lang, 0)
-        mine = [smallest_k(sel, "_k", "uid", q, have).select("uid", "text")]
-        took = min(q, have)
-        if took < q and lang != C.OTHER_LANGUAGES and getattr(cfg, "background_negatives", True):
-            from ..seeds import load_background
+        mine = [smallest_k(sel, "_k", "uid", n_crawl, have).select("uid", "text")] if n_crawl else []
+        if n_bg:
             from .io import rows_to_df
 
-            docs = load_background(lang)[: q - took]
-            if docs:
-                mine.append(rows_to_df(spark, [(f"bg:{lang}:{j}", t) for j, t in enumerate(docs)],
-                                       "uid STRING, text STRING"))
-                background += len(docs)
-                took += len(docs)
-        if 0 < took < q and lang != C.OTHER_LANGUAGES:
-            # still too few distinct texts: repeat them (whole copies, then the hash-smallest rest) so
-            # that the language keeps the positives' proportion (bench classifier_quality: Chinese
-            # fold B precision 0.28 -> 0.50, English tuning half 0.73 -> 0.79)
-            reps = -(-q // took) - 1
+            mine.append(rows_to_df(spark, [(f"bg:{lang}:{j}", t) for j, t in enumerate(bg_docs[lang][:n_bg])],
+                                   "uid STRING, text STRING"))
+            background += n_bg
+        took = n_crawl + n_bg
+        if n_rep:
+            # too few distinct texts of the language: repeat them (whole copies, then the
+            # hash-smallest rest) so that it keeps the positives' proportion (bench classifier_quality:
+            # Chinese fold B precision 0.28 -> 0.50; classify.negative_plan has the measurements)
+            reps = -(-(took + n_rep) // took) - 1
             block = mine[0]
             for m in mine[1:]:
                 block = block.unionByName(m)
             extra = block.withColumn("_copy", F.explode(F.sequence(F.lit(1), F.lit(reps)))) \
                 .select(F.concat(F.col("uid"), F.lit("#"), F.col("_copy").cast("string")).alias("uid"), "text")
             mine.append(smallest_k(extra.withColumn("_k", hash_key(F.col("uid"), seed=random_seed)),
-                                   "_k", "uid", q - took, reps * took).select("uid", "text"))
-            repeated[lang] = q - took
-            took = q
+                                   "_k", "uid", n_rep, reps * took).select("uid", "text"))
+            repeated[lang] = n_rep
         parts += mine
-        by[lang] = took
+        by[lang] = took + n_rep
+    if not parts:
+        parts = [candidates.limit(0).select("uid", "text")]
     neg = parts[0]
     for p in parts[1:]:
         neg = neg.unionByName(p)
