@@ -10,6 +10,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from netfaults import drop_mid_body
 
 from corpus_pipeline import sources
 from corpus_pipeline.config import Config, IngestConfig
@@ -97,7 +98,7 @@ class WarcServer:
                 if cut:
                     self.wfile.write(body[: len(body) // 2])
                     self.wfile.flush()
-                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    drop_mid_body(self.connection)
                     self.close_connection = True
                     return
                 self.wfile.write(body)

@@ -10,6 +10,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from netfaults import drop_mid_body
 
 from corpus_pipeline import sources
 from corpus_pipeline import warc as _warc
@@ -157,8 +158,7 @@ class Proxy:
                 if cut:
                     self.wfile.write(data[: len(data) // 2])
                     self.wfile.flush()
-                    # abort: RST instead of FIN
-                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    drop_mid_body(self.connection)
                     self.close_connection = True
                     return
                 if self.command != "HEAD":
