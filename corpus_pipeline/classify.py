@@ -496,14 +496,12 @@ def negative_plan(pos_by_lang: dict, avail_by_lang: dict, background_by_lang: di
     0.750 vs 0.706; repetition kept.  Its cost shows on a small crawl with a large seed (the
     20,000-page scale crawl with 15,000 seed documents: 23,560 of 39,585 negatives are copies,
     2.5x the training lines); on a real crawl no language is short."""
-    quotas = negative_quotas(pos_by_lang, avail_by_lang, n_neg)
-    other = sum(v for k, v in avail_by_lang.items() if k not in pos_by_lang)
     out = {}
-    for lang, q in sorted(quotas.items()):
+    for lang, q in sorted(negative_quotas(pos_by_lang, avail_by_lang, n_neg).items()):
         if q <= 0:
             continue
-        if lang == OTHER_LANGUAGES:
-            out[lang] = (min(q, other), 0, 0)
+        if lang == OTHER_LANGUAGES:              # never more than the crawl holds (negative_quotas)
+            out[lang] = (q, 0, 0)
             continue
         crawl = min(q, avail_by_lang.get(lang, 0))
         bg = min(q - crawl, background_by_lang.get(lang, 0))

@@ -5,7 +5,6 @@ import gzip
 import os
 import re
 import socket
-import struct
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 

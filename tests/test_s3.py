@@ -5,7 +5,6 @@ import gzip
 import http.client
 import json
 import socket
-import struct
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 

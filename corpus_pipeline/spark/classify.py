@@ -34,6 +34,13 @@ def _nonempty(col):
     return col.isNotNull() & (F.length(F.trim(col)) > 0)
 
 
+def _union(dfs: list):
+    """The rows of every DataFrame of ``dfs`` (same columns), one after the other."""
+    from functools import reduce
+
+    return reduce(lambda a, b: a.unionByName(b), dfs)
+
+
 def _seed_langs(spark, pos):
     """``pos`` (uid, text, page_lang) with ``lang``: the page's language, else detected from the text."""
     from ..lang import detect_lang
@@ -139,21 +146,14 @@ def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: 
             # hash-smallest rest) so that it keeps the positives' proportion (bench classifier_quality:
             # Chinese fold B precision 0.28 -> 0.50; classify.negative_plan has the measurements)
             reps = -(-(took + n_rep) // took) - 1
-            block = mine[0]
-            for m in mine[1:]:
-                block = block.unionByName(m)
-            extra = block.withColumn("_copy", F.explode(F.sequence(F.lit(1), F.lit(reps)))) \
+            extra = _union(mine).withColumn("_copy", F.explode(F.sequence(F.lit(1), F.lit(reps)))) \
                 .select(F.concat(F.col("uid"), F.lit("#"), F.col("_copy").cast("string")).alias("uid"), "text")
             mine.append(smallest_k(extra.withColumn("_k", hash_key(F.col("uid"), seed=random_seed)),
                                    "_k", "uid", n_rep, reps * took).select("uid", "text"))
             repeated[lang] = n_rep
         parts += mine
         by[lang] = took + n_rep
-    if not parts:
-        parts = [candidates.limit(0).select("uid", "text")]
-    neg = parts[0]
-    for p in parts[1:]:
-        neg = neg.unionByName(p)
+    neg = _union(parts or [candidates.limit(0).select("uid", "text")])
     counts.update({"negatives_available": int(sum(avail.values())), "sampled_negatives": int(sum(by.values())),
                    "positives_by_language": dict(sorted(pos_langs.items())),
                    "available_by_language": dict(sorted(avail.items())),
