@@ -42,3 +42,33 @@ def spark():
                                                         "spark.sql.shuffle.partitions": "4"}), quiet=True)
     yield s
     s.stop()
+
+
+# ------------------------------------------------------------------ running on several workers (pytest-xdist)
+# `make test` runs the suite on two workers (`-n 2 --dist loadgroup`). A group is what one worker runs
+# start to end: one test file, so its module fixtures are built once; the end-to-end files that share the
+# session's runs (tests/e2e/conftest.py) form one group, so those runs are built once too. Groups holding a
+# slow test are handed out first: the longest work starts early and the short files fill in around it.
+SHARED_RUN_FILES = {"test_annotate_browser.py", "test_loop_e2e.py", "test_results_e2e.py", "test_resume_e2e.py"}
+
+
+def _group(item) -> str:
+    path = Path(str(item.fspath))
+    if path.parent.name == "e2e" and path.name in SHARED_RUN_FILES:
+        return "e2e-shared-runs"
+    return str(path.relative_to(ROOT))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    slow_groups = set()
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(_group(item)))
+        if item.get_closest_marker("slow") is not None:
+            slow_groups.add(item.get_closest_marker("xdist_group").args[0])
+    order = {}
+    for item in items:
+        order.setdefault(item.get_closest_marker("xdist_group").args[0], len(order))
+    items.sort(key=lambda it: (it.get_closest_marker("xdist_group").args[0] not in slow_groups,
+                               order[it.get_closest_marker("xdist_group").args[0]]))
