@@ -684,7 +684,8 @@ def build_index(benchmarks: Benchmarks, cfg) -> GramIndex:
             sh, si = sh[ok], si[ok]
         if len(sh):
             short[L] = _dedup_sorted(sh, si, item_bench[si])
-    stock = _stock_phrasing(benchmarks.items, with_options)
+    stock = _stock_phrasing(benchmarks.items, with_options) if float(getattr(cfg, "max_stock", 0) or 0) > 0 \
+        else np.empty(0, dtype=np.uint64)
     stats["stock_phrases"] = int(len(stock))
     _TOKEN_HASH.clear()  # the driver keeps only the index
     bits, log2 = _bitset(h)

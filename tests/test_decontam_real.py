@@ -62,7 +62,7 @@ def test_notation_shared_with_a_benchmark_is_not_contamination(full_index, share
         r = D.decontaminate_text(text, index, cfg)
         assert r.rows == [] and r.text == text, (text[:60], r.rows)
     # while the earlier rule (every 10-gram of tokens) called the first and the Fibonacci one contamination
-    old = DecontamConfig(max_items=0, min_words=0, min_span=0, short_min_words=0)
+    old = DecontamConfig(max_items=0, min_words=0, min_span=0, short_min_words=0, min_coverage=0, max_stock=0)
     old_index = D.build_index(D.load_benchmarks(shared_data / "benchmarks", old), old)
     assert D.decontaminate_text(NOT_BENCHMARK_TEXT[0], old_index, old).rows
     assert D.decontaminate_text(NOT_BENCHMARK_TEXT[2], old_index, old).rows
