@@ -180,6 +180,10 @@ class DecontamConfig:
     mode: Literal["remove", "flag"] = "remove"   # flag: write the contamination rows, keep every page and line
     min_words: int = 4                     # a matched span is evidence only with this many words (README)
     min_span: int = 13                     # ... and this many tokens, unless it is the item's whole question
+    min_coverage: float = 0.85             # a span inside a question only: evidence when the page holds this
+                                           # share of the question (numbers, letters as wildcards) (0: off) ...
+    long_words: int = 14                   # ... or the span holds this many words ...
+    max_stock: float = 0.4                 # ... or under this share of its words is stock phrasing (README)
     short_min_words: int = 3               # a short question is used only with this many words
     max_items: int = 1                     # a gram in more distinct benchmark questions than this is common
     max_pages: int = 0                     # ... and one found on more pages of the corpus than this (0: off)
@@ -360,6 +364,9 @@ def _check_ranges(cfg: Config) -> None:
     need(0 <= cfg.decontam.short_min_words < cfg.decontam.ngram, "decontam.short_min_words",
          "must be >= 0 and below decontam.ngram")
     need(cfg.decontam.max_items >= 0, "decontam.max_items", "must be >= 0 (0: no commonness rule)")
+    need(0 <= cfg.decontam.min_coverage <= 1, "decontam.min_coverage", "must be between 0 and 1 (0: no coverage rule)")
+    need(cfg.decontam.long_words >= 0, "decontam.long_words", "must be >= 0 (0: only coverage makes a question span evidence)")
+    need(0 <= cfg.decontam.max_stock <= 1, "decontam.max_stock", "must be between 0 and 1 (0: off)")
     need(cfg.decontam.max_pages >= 0, "decontam.max_pages", "must be >= 0 (0: no corpus commonness rule)")
 
 

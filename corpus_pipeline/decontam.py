@@ -30,6 +30,14 @@ Three parts:
     evidence only when it holds at least ``cfg.min_words`` words: ``1 2 3 4 5 6 7
     8 9 10`` or ``frac x 1 x 1 frac x 1 x 2`` share tokens with a benchmark but
     no text;
+  - a span that matches only an item's *question* (not its solution or options) is evidence only
+    when it is the benchmark's text rather than its stock phrasing: the page around it holds at
+    least ``cfg.min_coverage`` of the question (:func:`coverage`; numbers and single letters as
+    wildcards, so a restatement with other numbers counts; figure code compared as written), or
+    the span holds ``cfg.long_words`` words, or under ``cfg.max_stock`` of its words are stock
+    phrasing (word 4-grams found in 3 or more benchmark questions, :func:`stock_share`).  A
+    template sentence ("find the number of ordered pairs (a, b) of integers such that") on a page
+    that asks another question is none of these;
   - a short question (``short_min_grams`` .. ``ngram - 1`` tokens) is used only
     when it holds at least ``cfg.short_min_words`` words and is not common.
 
@@ -471,9 +479,13 @@ class GramIndex:
     short_bits: Optional[np.ndarray] = None  # the same over every short-question hash
     short_bits_log2: int = 0
     stats: dict = field(default_factory=dict)  # what the information rules left out (common grams ...)
+    questions: list = field(default_factory=list)  # question text per item (figure code kept): the coverage rule
+    stock: Optional[np.ndarray] = None  # sorted hashes of the stock phrasing: word 4-grams of >= 3 questions
 
     def nbytes(self) -> int:
         b = self.hashes.nbytes + self.items.nbytes + self.item_benchmark.nbytes
+        b += sum(len(q) for q in self.questions)
+        b += self.stock.nbytes if self.stock is not None else 0
         b += self.bits.nbytes if self.bits is not None else 0
         b += self.short_bits.nbytes if self.short_bits is not None else 0
         for h, it in self.short.values():
@@ -564,6 +576,46 @@ def _common_short(items: list, cand: dict, max_items: int, with_options: bool, c
     return out
 
 
+STOCK_GRAM = 4      # stock phrasing: sequences of 4 words (numbers, letters, notation left out) ...
+STOCK_ITEMS = 3     # ... found in the texts of at least 3 distinct benchmark questions
+
+
+def _word_grams(toks: list, k: int = STOCK_GRAM) -> np.ndarray:
+    words = [t for t in toks if is_word(t)]
+    return gram_hashes(token_hashes(words), [k])[k] if len(words) >= k else np.empty(0, dtype=np.uint64)
+
+
+def _stock_phrasing(items: list, with_options: bool) -> np.ndarray:
+    """Sorted hashes of the word ``STOCK_GRAM``-grams found in the texts (question, options, solutions,
+    figure code left out) of at least ``STOCK_ITEMS`` distinct questions: the benchmarks' own stock
+    phrasing ("find the number of ordered pairs", "express your answer in terms of")."""
+    hs, qs = [], []
+    for it in items:
+        parts = [_word_grams(tokens(t)) for t in _item_texts(it, with_options)]
+        parts = [g for g in parts if len(g)]
+        if parts:
+            g = np.unique(np.concatenate(parts))
+            hs.append(g)
+            qs.append(np.full(len(g), blake64(" ".join(tokens(it.question))), dtype=np.uint64))
+    if not hs:
+        return np.empty(0, dtype=np.uint64)
+    return _common(np.concatenate(hs), np.concatenate(qs), STOCK_ITEMS - 1)
+
+
+def stock_share(toks: list, stock: Optional[np.ndarray]) -> float:
+    """Share of the words of ``toks`` inside a stock phrase (1.0 when there are no words)."""
+    words = [t for t in toks if is_word(t)]
+    if not words:
+        return 1.0
+    if stock is None or len(stock) == 0 or len(words) < STOCK_GRAM:
+        return 0.0
+    g = gram_hashes(token_hashes(words), [STOCK_GRAM])[STOCK_GRAM]
+    hit = np.zeros(len(words), dtype=bool)
+    for i in np.nonzero(np.isin(g, stock))[0]:
+        hit[i:i + STOCK_GRAM] = True
+    return float(hit.mean())
+
+
 def build_index(benchmarks: Benchmarks, cfg) -> GramIndex:
     """The n-gram index of every loaded item (questions, options, solutions) and the short-question sets.
 
@@ -632,6 +684,9 @@ def build_index(benchmarks: Benchmarks, cfg) -> GramIndex:
             sh, si = sh[ok], si[ok]
         if len(sh):
             short[L] = _dedup_sorted(sh, si, item_bench[si])
+    stock = _stock_phrasing(benchmarks.items, with_options) if float(getattr(cfg, "max_stock", 0) or 0) > 0 \
+        else np.empty(0, dtype=np.uint64)
+    stats["stock_phrases"] = int(len(stock))
     _TOKEN_HASH.clear()  # the driver keeps only the index
     bits, log2 = _bitset(h)
     all_short = np.concatenate([v[0] for v in short.values()]) if short else np.empty(0, dtype=np.uint64)
@@ -639,7 +694,8 @@ def build_index(benchmarks: Benchmarks, cfg) -> GramIndex:
     stats["short_questions"] = int(len(all_short))
     return GramIndex(n=n, hashes=h, items=items, short=short, item_benchmark=item_bench,
                      item_ids=item_ids, benchmarks=names, min_short=lo, bits=bits, bits_log2=log2,
-                     short_bits=sbits, short_bits_log2=slog2, stats=stats)
+                     short_bits=sbits, short_bits_log2=slog2, stats=stats,
+                     questions=[it.question for it in benchmarks.items], stock=stock)
 
 
 def _bitset(h: np.ndarray) -> tuple[np.ndarray, int]:
@@ -680,6 +736,70 @@ def _lookup(sorted_h: np.ndarray, sorted_items: np.ndarray, q: np.ndarray):
         return []
     right = np.searchsorted(sorted_h, q[hit], side="right")
     return [(int(p), sorted_items[left[p]:r]) for p, r in zip(hit, right)]
+
+
+# ---------------------------------------------------------------- the question rule
+COVER_GRAM = 6   # the coverage rule counts shared 6-grams of coverage tokens
+
+
+def _cover_token(t: str) -> str:
+    """A text token as the coverage rule compares it: a number is ``#``, a single letter ``v`` (a
+    question restated with other numbers or other names still covers its item)."""
+    if t.isdigit():
+        return "#"
+    if len(t) == 1 and t.isascii():
+        return "v"
+    return t
+
+
+def cover_tokens(text: str) -> list:
+    """The tokens of ``text`` for the coverage rule: text tokens by :func:`_cover_token`; figure code
+    (Asymptote) as written and marked apart: in drawing code nearly every token is a coordinate or a
+    point's letter, so wildcards would make every figure alike, and a figure's numbers are its data."""
+    if "[asy]" not in (text or "").lower():
+        return [_cover_token(t) for t in tokens(text)]
+    out, pos = [], 0
+    for m in _FIGURE_CODE.finditer(text):
+        out += [_cover_token(t) for t in tokens(text[pos:m.start()])]
+        out += ["\x00" + t for t in tokens(m.group(0))]
+        pos = m.end()
+    return out + [_cover_token(t) for t in tokens(text[pos:])]
+
+
+def coverage(question: list, page: list, k: int = COVER_GRAM) -> float:
+    """Share of the ``question`` tokens inside a ``k``-gram that ``page`` holds too (both cover_tokens)."""
+    if not question:
+        return 0.0
+    k = min(k, len(question))
+    have = {tuple(page[i:i + k]) for i in range(len(page) - k + 1)}
+    hit = np.zeros(len(question), dtype=bool)
+    for i in range(len(question) - k + 1):
+        if tuple(question[i:i + k]) in have:
+            hit[i:i + k] = True
+    return float(hit.mean())
+
+
+def _question_evidence(k: int, good: list, starts: list, page_grams: np.ndarray, pt: "_PageTokens",
+                       page_cover, index: "GramIndex", min_cover: float, long_words: int, max_stock: float) -> bool:
+    """Are the ``good`` spans of item ``k`` (its matched grams start at ``starts``) evidence by the
+    question rule?  Yes when a span holds ``long_words`` words, when a matched gram is not one of the
+    question's (a solution's or the options' text), or when the page around the spans holds at least
+    ``min_cover`` of the question (:func:`coverage`): a stock sentence of a question ("find the number
+    of ordered pairs (a, b) of integers such that") on a page that asks another question is none."""
+    if long_words and any(pt.words[b] - pt.words[a] >= long_words for a, b in good):
+        return True
+    if max_stock > 0 and any(stock_share(pt.toks[a:b], index.stock) < max_stock for a, b in good):
+        return True
+    question = index.questions[k] if k < len(index.questions) else ""
+    if not question:
+        return True
+    qg = gram_hashes(token_hashes(tokens(_no_figures(question))), [index.n])[index.n]
+    if not np.isin(page_grams[np.asarray(starts, dtype=np.int64)], qg).all():
+        return True
+    q = cover_tokens(question)
+    a, b = min(x for x, _ in good), max(y for _, y in good)
+    window = page_cover()[max(0, a - len(q)):b + len(q)]
+    return coverage(q, window) >= min_cover
 
 
 # ---------------------------------------------------------------- applying it to a page
@@ -772,10 +892,24 @@ def decontaminate_text(text: Optional[str], index: GramIndex, cfg) -> PageResult
     for p, its in _find(index.bits, index.bits_log2, index.hashes, index.items, grams[n]):
         for x in its:
             by_item.setdefault(int(x), []).append((p, p + n))
+    min_cover = float(getattr(cfg, "min_coverage", 0) or 0)
+    long_words = int(getattr(cfg, "long_words", 0) or 0)
+    max_stock = float(getattr(cfg, "max_stock", 0) or 0)
+    cover: list = []
+
+    def page_cover() -> list:                         # the page's coverage tokens, once per page
+        if not cover:
+            c = cover_tokens(text)
+            cover.append(c if len(c) == len(pt.toks) else [_cover_token(t) for t in pt.toks])
+        return cover[0]
+
     for k, ws in by_item.items():
         good = [(a, b) for a, b in _spans(ws) if pt.words[b] - pt.words[a] >= min_words and b - a >= min_span]
         if good:
-            windows[k] = [(a, b) for a, b in ws if any(ga <= a and b <= gb for ga, gb in good)]
+            kept = [(a, b) for a, b in ws if any(ga <= a and b <= gb for ga, gb in good)]
+            if min_cover <= 0 or _question_evidence(k, good, [a for a, _ in kept], grams[n], pt, page_cover,
+                                                    index, min_cover, long_words, max_stock):
+                windows[k] = kept
     for k, ws in whole_hits.items():                  # a whole question is evidence at any length
         windows[k] = sorted(set(windows.get(k, []) + ws))
     if not windows and not short_hits:

@@ -5,7 +5,9 @@ must lose exactly the planted lines.  An independent, deliberately plain
 check (written here, not reusing the index code) confirms that no benchmark
 text survives: no 10-gram of a benchmark text that carries information by the
 rule (a gram unique to one benchmark question, in a matched span of at least
-``min_span`` tokens and ``min_words`` words) is left in a cleaned page.
+``min_span`` tokens and ``min_words`` words) is left in a cleaned page.  The check is stricter
+than the product's question rule (a stock sentence of a question is not evidence, tested on its
+own): every planted text is evidence by both.
 """
 from __future__ import annotations
 
@@ -488,6 +490,52 @@ def test_short_question_removes_the_page_unless_excluded(hosts, loaded, index, c
     idx_ex = D.build_index(loaded, cfg_ex)
     r2 = D.decontaminate_text(page["text"], idx_ex, cfg_ex)
     assert not r2.removed and r2.text == page["text"] and r2.rows == []
+
+
+def test_stock_sentence_of_a_question_is_not_evidence(tmp_path):
+    """The question rule: a span found only in a question's text is the benchmark's text when the
+    page holds most of the question (other numbers allowed), or the span is long, or its words are
+    not the benchmarks' stock phrasing; a template sentence on a page that asks another question is
+    not contamination (the development crawl's problem site: MATH train pages beside MATH test)."""
+    items = [
+        ("Find the number of ordered pairs $(a,b)$ of integers such that $|a + bi| \\le 5.$", "target"),
+        ("Find the number of ordered pairs $(x,y)$ of real numbers such that $x^2 + y^2 = 1$ and $x + y = 1.$", "r"),
+        ("Find the number of ordered pairs $(m,n)$ of positive integers such that $mn = 12.$", "p"),
+        ("Compute the number of ordered pairs $(p,q)$ of integers such that $p^2 = q + 3$ and $|p| < 4.$", "c"),
+        ("In 1960, there were 450,000 cases of measles reported in the U.S. In 1996, there were 500 cases "
+         "reported. How many cases of measles would have been reported in 1987 if the number of cases "
+         "reported from 1960 to 1996 decreased linearly?", "measles"),
+    ]
+    (tmp_path / "math").mkdir()
+    (tmp_path / "math" / "test.jsonl").write_text("".join(
+        json.dumps({"problem": q, "solution": "The answer is $42$.", "unique_id": uid}) + "\n" for q, uid in items))
+    cfg = DecontamConfig()
+    index = D.build_index(D.load_benchmarks(tmp_path, cfg), cfg)
+    host = "Notes from the problem archive.\n" + "Every problem below was solved by a reader. " * 4 + "\n"
+
+    def rows(text, c=cfg):
+        return [(row[1], row[2]) for row in D.decontaminate_text(host + text + "\n" + host, index, c).rows]
+
+    # the target's stock opening on a page that asks another question: the page holds 13 of its 16
+    # coverage tokens (under 85%), 10 words (under 14), 7 of them stock phrasing (40% or more)
+    other = "Let $\\omega$ be a nonreal root of $z^3 = 1.$ Find the number of ordered pairs $(a,b)$ of " \
+            "integers such that $|a \\omega + b| = 1.$"
+    assert rows(other) == []
+    assert D.stock_share(D.tokens("find the number of ordered pairs a b of integers such that a"), index.stock) >= 0.4
+    # ... which the 10-gram span rule alone calls contamination
+    assert rows(other, DecontamConfig(min_coverage=0)) == [("target", D.SEGMENT_REMOVED)]
+    # the target restated with another number covers it: removed
+    assert rows("Find the number of ordered pairs $(a,b)$ of integers such that $|a + bi| \\le 7.$") == \
+        [("target", D.SEGMENT_REMOVED)]
+    # a specific sentence of a question (few stock words) is evidence although short ...
+    specific = "In 1960, there were 450,000 cases of measles reported in the U.S. Since then, fewer."
+    assert rows(specific) == [("measles", D.SEGMENT_REMOVED)]
+    assert rows(specific, DecontamConfig(max_stock=0)) == []          # 9 words, a small share of the question
+    # ... and so is a long passage (14 words or more) of one, whatever its share of stock phrasing
+    long_part = "How many cases of measles would have been reported in 1987 if the number of cases reported"
+    assert len([t for t in D.tokens(long_part) if D.is_word(t)]) >= cfg.long_words
+    assert rows(long_part + " last year?") == [("measles", D.SEGMENT_REMOVED)]
+    assert rows(long_part + " last year?", DecontamConfig(long_words=0, max_stock=0)) == []  # a small share
 
 
 def test_page_too_short_after_cleaning_is_removed(bench_dir, index, cfg):

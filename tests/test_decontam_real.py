@@ -3,6 +3,7 @@ text, not maths (the false-removal rate, measured on the frozen judged list of t
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -61,7 +62,7 @@ def test_notation_shared_with_a_benchmark_is_not_contamination(full_index, share
         r = D.decontaminate_text(text, index, cfg)
         assert r.rows == [] and r.text == text, (text[:60], r.rows)
     # while the earlier rule (every 10-gram of tokens) called the first and the Fibonacci one contamination
-    old = DecontamConfig(max_items=0, min_words=0, min_span=0, short_min_words=0)
+    old = DecontamConfig(max_items=0, min_words=0, min_span=0, short_min_words=0, min_coverage=0, max_stock=0)
     old_index = D.build_index(D.load_benchmarks(shared_data / "benchmarks", old), old)
     assert D.decontaminate_text(NOT_BENCHMARK_TEXT[0], old_index, old).rows
     assert D.decontaminate_text(NOT_BENCHMARK_TEXT[2], old_index, old).rows
@@ -69,8 +70,8 @@ def test_notation_shared_with_a_benchmark_is_not_contamination(full_index, share
 
 def test_real_maths_pages_lose_only_benchmark_text(full_index, pages, crawl_pages):
     """False rows <= 5% of rows and <= 5 per 1,000 real maths pages, judged on the frozen list, on the
-    real maths pages and the development crawl's web pages.  Its problem site of MATH train problems
-    (MATH test's siblings: same authors, same templates) is held to its judged level apart."""
+    real maths pages and every page of the development crawl, its problem site of MATH train problems
+    (MATH test's siblings: same authors, same templates) included."""
     index, cfg = full_index
     assert len(pages) >= 1000 and {p["source"] for p in pages} == {"html", "math_docs", "math_web_en"}
     assert len(crawl_pages) >= 2000
@@ -80,15 +81,21 @@ def test_real_maths_pages_lose_only_benchmark_text(full_index, pages, crawl_page
     problems = [p for p in crawl_pages if p["source"] == "devcrawl:" + PROBLEM_SITE]
     rows, stats = removals(web, None, cfg, index=index)
     false = false_rows(rows, judged)
-    n_maths = len(pages) + sum(1 for p in web[len(pages):] if p["label"] == "math")
-    print(f"\n{len(web)} pages ({n_maths} maths): {len(rows)} contamination rows on "
-          f"{len({r['key'] for r in rows})} pages, {len(false)} false (index: {stats})")
-    assert len(false) <= 0.05 * len(rows)
-    assert len(false) <= 5 * n_maths / 1000
     p_rows, _ = removals(problems, None, cfg, index=index)
     p_false = false_rows(p_rows, judged)
+    n_maths = len(pages) + sum(1 for p in crawl_pages if p["label"] == "math")
+    print(f"\n{len(web)} pages: {len(rows)} contamination rows on {len({r['key'] for r in rows})} pages, "
+          f"{len(false)} false (index: {stats})")
     print(f"problem site: {len(problems)} pages, {len(p_rows)} rows, {len(p_false)} false "
           f"({', '.join(r['benchmark'] + ' ' + r['item_id'] for r in p_false)})")
-    assert len(p_rows) - len(p_false) >= 28 and len(p_false) <= 13       # measured: 30 true, 13 false
+    all_rows, all_false = len(rows) + len(p_rows), len(false) + len(p_false)
+    assert all_false <= 0.05 * all_rows
+    assert all_false <= 5 * n_maths / 1000
+    # the problem site's copies and restatements of MATH test items are still found (measured: 28
+    # true rows of the 30 the span rule alone finds); its stock sentences are not
+    assert len(p_rows) - len(p_false) >= 28
+    span_only = replace(cfg, min_coverage=0)
+    s_rows, _ = removals(problems, None, span_only, index=index)
+    assert len(false_rows(s_rows, judged)) >= 10 > len(p_false)      # measured: 13 without the question rule
     for r in rows + p_rows:                 # every row shows its evidence and what it removed
         assert r["evidence"] and r["removed_text"]
