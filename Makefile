@@ -6,7 +6,7 @@ DEMO_DIR ?= demo_out
 DEMO_PAGES ?= 3000
 # the suite runs on this many pytest-xdist workers (tests/conftest.py groups the tests per file)
 TEST_WORKERS ?= 2
-PYTEST_XDIST = -n $(TEST_WORKERS) --dist loadgroup
+PYTEST_XDIST = -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 export SPARK_LOCAL_IP ?= 127.0.0.1
 export PYSPARK_PYTHON := $(abspath $(BIN)/python)
 

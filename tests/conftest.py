@@ -46,29 +46,35 @@ def spark():
 
 # ------------------------------------------------------------------ running on several workers (pytest-xdist)
 # `make test` runs the suite on two workers (`-n 2 --dist loadgroup`). A group is what one worker runs
-# start to end: one test file, so its module fixtures are built once; the end-to-end files that share the
-# session's runs (tests/e2e/conftest.py) form one group, so those runs are built once too. Groups holding a
-# slow test are handed out first: the longest work starts early and the short files fill in around it.
-SHARED_RUN_FILES = {"test_annotate_browser.py", "test_loop_e2e.py", "test_results_e2e.py", "test_resume_e2e.py"}
-
-
-def _group(item) -> str:
-    path = Path(str(item.fspath))
-    if path.parent.name == "e2e" and path.name in SHARED_RUN_FILES:
-        return "e2e-shared-runs"
-    return str(path.relative_to(ROOT))
+# start to end: one test file, so its module fixtures are built once; the files whose tests use the runs
+# the end-to-end files share (session fixtures of tests/e2e/conftest.py) form one group, so those runs are
+# built once too. The groups are handed out longest first (`--no-loadscope-reorder` keeps this order): the
+# costliest measured groups (`LONGEST`, the README's per-file table), then every other group holding a slow
+# test, then the rest, which fill in around them.
+SHARED_RUNS = {"crawl", "straight_run", "decontaminated_run", "paused_run"}
+LONGEST = ["e2e-shared-runs", "tests/test_devcrawl.py", "tests/e2e/test_scale_e2e.py", "tests/cluster/test_cluster.py",
+           "tests/spark/test_near_dedup.py", "tests/e2e/test_demo_e2e.py"]
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    slow_groups = set()
+    def file_of(item) -> str:
+        return str(Path(str(item.fspath)).relative_to(ROOT))
+
+    sharing = {file_of(it) for it in items
+               if file_of(it).startswith("tests/e2e/") and SHARED_RUNS & set(getattr(it, "fixturenames", ()))}
+    group, slow = {}, set()
     for item in items:
+        f = file_of(item)
+        g = "e2e-shared-runs" if f in sharing else f
         if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(_group(item)))
+            item.add_marker(pytest.mark.xdist_group(g))
+        group[item.nodeid] = g = item.get_closest_marker("xdist_group").args[0]
         if item.get_closest_marker("slow") is not None:
-            slow_groups.add(item.get_closest_marker("xdist_group").args[0])
-    order = {}
+            slow.add(g)
+    first_seen = {}
     for item in items:
-        order.setdefault(item.get_closest_marker("xdist_group").args[0], len(order))
-    items.sort(key=lambda it: (it.get_closest_marker("xdist_group").args[0] not in slow_groups,
-                               order[it.get_closest_marker("xdist_group").args[0]]))
+        first_seen.setdefault(group[item.nodeid], len(first_seen))
+    rank = {g: i for i, g in enumerate(LONGEST)}
+    items.sort(key=lambda it: (rank.get(group[it.nodeid], len(rank)), group[it.nodeid] not in slow,
+                               first_seen[group[it.nodeid]]))
