@@ -69,9 +69,6 @@ MARKED_FILE = MARKED
 INDEX = "prefixes.json"
 REJECTED = "rejected_paths.txt"     # prefixes a person rejected: never offered again in later iterations
 
-DECIDERS = ("person", "proposer", "carried")
-
-
 @dataclass(frozen=True)
 class Mark:
     """One marked path.

@@ -259,16 +259,6 @@ def load_model(path: str):
     return m
 
 
-def score_texts(model_path: str, texts: Sequence[Optional[str]], cfg: ClassifierConfig) -> list[float]:
-    """P(math) of each text with the (cached) model at a local path, in batches."""
-    model = load_model(model_path)
-    out: list[float] = []
-    b = cfg.score_batch_size
-    for s in range(0, len(texts), b):
-        out.extend(predict_proba(model, texts[s:s + b], cfg))
-    return out
-
-
 # ---------------------------------------------------------------- evaluation
 def pr_metrics(scores: Sequence[float], labels: Sequence[bool], threshold: float = EVAL_THRESHOLD,
                curve_points: int = 101) -> dict:
@@ -406,41 +396,11 @@ def train_and_evaluate(pos_texts: Sequence[str], neg_texts: Sequence[str], cfg: 
         scratch.remove(work)
 
 
-def save_model(model, model_dir: str, spark=None) -> int:
-    """Write ``model_dir/model.bin`` (in place, no rename); returns its size in bytes."""
-    from . import fs as fsmod
-
-    target = fsmod.join(model_dir, MODEL_FILE)
-    fs = fsmod.get_fs(model_dir, spark)
-    fs.mkdirs(model_dir)
-    if fsmod.is_local(model_dir):
-        local = fsmod.local_path(target)
-        model.save_model(local)
-        return os.path.getsize(local)
-    d = tempfile.mkdtemp(prefix="ft_model_")
-    try:
-        local = os.path.join(d, MODEL_FILE)
-        model.save_model(local)
-        size = os.path.getsize(local)
-        fs.put_local(local, target)
-        return size
-    finally:
-        for f in os.listdir(d):
-            os.unlink(os.path.join(d, f))
-        os.rmdir(d)
-
-
 def write_metrics(metrics: dict, model_dir: str, spark=None) -> None:
     from . import fs as fsmod
 
     fsmod.get_fs(model_dir, spark).write_text(
         fsmod.join(model_dir, METRICS_FILE), json.dumps(metrics, indent=1, ensure_ascii=False) + "\n")
-
-
-def read_metrics(model_dir: str, spark=None) -> dict:
-    from . import fs as fsmod
-
-    return json.loads(fsmod.get_fs(model_dir, spark).read_text(fsmod.join(model_dir, METRICS_FILE)))
 
 
 def model_local_path(model_dir: str, spark=None) -> str:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Optional
 from urllib.parse import urlparse
@@ -208,14 +207,6 @@ def to_spark_uri(uri: str) -> str:
     if is_local(uri):
         return "file://" + os.path.abspath(local_path(uri))
     return uri
-
-
-def local_copy(uri: str, spark=None, suffix: str = "") -> str:
-    """A path on this machine holding the file at ``uri`` (copied when remote)."""
-    if is_local(uri):
-        return local_path(uri)
-    d = tempfile.mkdtemp(prefix="cp_")
-    return get_fs(uri, spark).get_local(uri, os.path.join(d, os.path.basename(uri.rstrip("/")) + suffix))
 
 
 def abspath(uri: str) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from . import schemas, sources
+from . import sources
 from .config import Config
 from .counters import Counts
 from .dedup.exact import text_hash
@@ -117,5 +117,3 @@ def process_source(ref: str, cfg: Config, counts: Counts) -> Iterator[dict]:
         counts.add(LANG_PREFIX + row["lang"])
         yield row
 
-
-EXTRACTED_COLUMNS = schemas.columns(schemas.EXTRACTED)

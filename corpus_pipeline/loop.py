@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from . import fs as fsmod
@@ -228,7 +228,7 @@ class Loop:
         # pages collected earlier: that moved the boundary outward with no new evidence).
         def train(staging: str) -> dict:
             return train_iteration(self.spark, pages, seed, staging, cfg.classifier,
-                                   cfg.loop.random_seed, exclude_df=None)
+                                   cfg.loop.random_seed)
 
         m = run.stage(model_dir, train, config={"classifier": cfg.section("classifier")}, log=self.say,
                       settings=self._settings(st.MODEL)).counts
@@ -497,7 +497,3 @@ def _domain_counts(df) -> dict:
 
 def _f(x) -> str:
     return "n/a" if x is None else f"{x:.3f}"
-
-
-def outcome_dict(o: LoopOutcome) -> dict:
-    return asdict(o)

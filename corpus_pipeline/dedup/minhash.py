@@ -81,7 +81,6 @@ def shingles(text: Optional[str], k: int = 5) -> set[str]:
 
 
 # ----------------------------------------------------------------- hashing
-_M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 _C1 = np.uint64(0xFF51AFD7ED558CCD)
 _C2 = np.uint64(0xC4CEB9FE1A85EC53)
 _GOLD = np.uint64(0x9E3779B97F4A7C15)

@@ -55,8 +55,7 @@ def _seed_langs(spark, pos):
 
 
 def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: int,
-                  exclude_df=None, exclude_seed_pages: bool = True,
-                  exclude_math_markup: Optional[bool] = None):
+                  exclude_seed_pages: bool = True, exclude_math_markup: Optional[bool] = None):
     """(positives, negatives, counts): two DataFrames ``(uid, text)`` sampled in Spark.
 
     Positives: every seed row's text (for page seeds with no text of their own, the
@@ -73,7 +72,7 @@ def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: 
     ``background_negatives``), and where even that is too few, the distinct pages are repeated
     to the quota (counted ``repeated_negatives``; :func:`corpus_pipeline.classify.negative_plan`).
     Policy (parameters, the loop decides): seed pages are never negatives
-    (``exclude_seed_pages``), nor pages in ``exclude_df``, nor, with
+    (``exclude_seed_pages``), nor, with
     ``exclude_math_markup`` (default ``cfg.negatives_exclude_math_markup``), pages whose
     HTML carried maths markup.  Both samples are exact and depend only on the rows,
     never on their partitioning (:func:`corpus_pipeline.spark.sample.smallest_k`).
@@ -104,9 +103,6 @@ def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: 
     candidates = candidates.select(F.col("page_id").alias("uid"), "text",
                                    *([F.coalesce(F.col("lang"), F.lit("und")).alias("lang")] if by_lang else []))
     candidates = candidates.where(_nonempty(F.col("text")))
-    if exclude_df is not None:
-        candidates = candidates.join(exclude_df.select(F.col("page_id").alias("uid")).distinct(),
-                                     on="uid", how="left_anti")
     if exclude_seed_pages:
         seed_pages = seeds.where(F.col("page_id").isNotNull()).select(F.col("page_id").alias("uid")).distinct()
         candidates = candidates.join(seed_pages, on="uid", how="left_anti")
@@ -278,7 +274,7 @@ def concat_parts(spark, folder: str, local_file: str) -> int:
 
 
 def train_iteration(spark, pages_df, seed_df, model_dir: str, cfg: ClassifierConfig,
-                    random_seed: int, exclude_df=None, exclude_seed_pages: bool = True,
+                    random_seed: int, exclude_seed_pages: bool = True,
                     exclude_math_markup: Optional[bool] = None) -> dict:
     """Train one iteration's classifier; writes ``model_dir/model.bin``,
     ``model_dir/metrics.json`` and the training and held-out files
@@ -291,8 +287,8 @@ def train_iteration(spark, pages_df, seed_df, model_dir: str, cfg: ClassifierCon
     from .. import scratch
 
     t0 = time.perf_counter()
-    pos, neg, sample_counts = training_sets(spark, pages_df, seed_df, cfg, random_seed, exclude_df,
-                                            exclude_seed_pages, exclude_math_markup)
+    pos, neg, sample_counts = training_sets(spark, pages_df, seed_df, cfg, random_seed, exclude_seed_pages,
+                                            exclude_math_markup)
     if not sample_counts["seed_positives"]:
         raise ValueError("the seed has no texts: nothing to train on")
     if not sample_counts["sampled_negatives"]:
