@@ -364,8 +364,8 @@ def _check_ranges(cfg: Config) -> None:
     need(0 <= cfg.decontam.short_min_words < cfg.decontam.ngram, "decontam.short_min_words",
          "must be >= 0 and below decontam.ngram")
     need(cfg.decontam.max_items >= 0, "decontam.max_items", "must be >= 0 (0: no commonness rule)")
-    need(0 <= cfg.decontam.min_coverage <= 1, "decontam.min_coverage", "must be between 0 and 1 (0: no coverage rule)")
-    need(cfg.decontam.long_words >= 0, "decontam.long_words", "must be >= 0 (0: only coverage makes a question span evidence)")
+    need(0 <= cfg.decontam.min_coverage <= 1, "decontam.min_coverage", "must be between 0 and 1 (0: no question rule: every span is evidence)")
+    need(cfg.decontam.long_words >= 0, "decontam.long_words", "must be >= 0 (0: no length rule; coverage and stock phrasing still apply)")
     need(0 <= cfg.decontam.max_stock <= 1, "decontam.max_stock", "must be between 0 and 1 (0: off)")
     need(cfg.decontam.max_pages >= 0, "decontam.max_pages", "must be >= 0 (0: no corpus commonness rule)")
 

@@ -780,11 +780,15 @@ def coverage(question: list, page: list, k: int = COVER_GRAM) -> float:
 
 
 def _question_evidence(k: int, good: list, starts: list, page_grams: np.ndarray, pt: "_PageTokens",
-                       page_cover, index: "GramIndex", min_cover: float, long_words: int, max_stock: float) -> bool:
+                       page_cover, page_figures: bool, index: "GramIndex", min_cover: float, long_words: int,
+                       max_stock: float) -> bool:
     """Are the ``good`` spans of item ``k`` (its matched grams start at ``starts``) evidence by the
     question rule?  Yes when a span holds ``long_words`` words, when a matched gram is not one of the
     question's (a solution's or the options' text), or when the page around the spans holds at least
-    ``min_cover`` of the question (:func:`coverage`): a stock sentence of a question ("find the number
+    ``min_cover`` of the question (:func:`coverage`; the question with its figure code when the page
+    holds figure code, so a page that draws another figure is another problem, and without it when
+    the page holds none, so a page that shows the figure as a picture and copies the text is covered):
+    a stock sentence of a question ("find the number
     of ordered pairs (a, b) of integers such that") on a page that asks another question is none."""
     if long_words and any(pt.words[b] - pt.words[a] >= long_words for a, b in good):
         return True
@@ -796,10 +800,9 @@ def _question_evidence(k: int, good: list, starts: list, page_grams: np.ndarray,
     qg = gram_hashes(token_hashes(tokens(_no_figures(question))), [index.n])[index.n]
     if not np.isin(page_grams[np.asarray(starts, dtype=np.int64)], qg).all():
         return True
-    q = cover_tokens(question)
     a, b = min(x for x, _ in good), max(y for _, y in good)
-    window = page_cover()[max(0, a - len(q)):b + len(q)]
-    return coverage(q, window) >= min_cover
+    q = cover_tokens(question if page_figures else _no_figures(question))
+    return bool(q) and coverage(q, page_cover()[max(0, a - len(q)):b + len(q)]) >= min_cover
 
 
 # ---------------------------------------------------------------- applying it to a page
@@ -903,12 +906,13 @@ def decontaminate_text(text: Optional[str], index: GramIndex, cfg) -> PageResult
             cover.append(c if len(c) == len(pt.toks) else [_cover_token(t) for t in pt.toks])
         return cover[0]
 
+    page_figures = "[asy]" in text.lower()
     for k, ws in by_item.items():
         good = [(a, b) for a, b in _spans(ws) if pt.words[b] - pt.words[a] >= min_words and b - a >= min_span]
         if good:
             kept = [(a, b) for a, b in ws if any(ga <= a and b <= gb for ga, gb in good)]
             if min_cover <= 0 or _question_evidence(k, good, [a for a, _ in kept], grams[n], pt, page_cover,
-                                                    index, min_cover, long_words, max_stock):
+                                                    page_figures, index, min_cover, long_words, max_stock):
                 windows[k] = kept
     for k, ws in whole_hits.items():                  # a whole question is evidence at any length
         windows[k] = sorted(set(windows.get(k, []) + ws))

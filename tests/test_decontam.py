@@ -538,6 +538,39 @@ def test_stock_sentence_of_a_question_is_not_evidence(tmp_path):
     assert rows(long_part + " last year?", DecontamConfig(long_words=0, max_stock=0)) == []  # a small share
 
 
+def test_question_copied_without_its_figure_code_is_removed(tmp_path):
+    """A page that copies a question's text and shows its figure as a picture (no [asy] code) holds the
+    question: coverage is counted without the figure code too. The question is a 13-word span of stock
+    phrasing ("in the diagram", "what is the value of", "has a right angle at" open other questions), so
+    only coverage can decide; counted with its figure code the page holds under a quarter of it."""
+    figure = ("[asy]\nsize(150);\ndraw((0,0)--(10,0)--(10,6)--cycle);\nlabel(\"$P$\",(0,0),SW);\n"
+              "label(\"$Q$\",(10,0),SE);\nlabel(\"$R$\",(10,6),NE);\nlabel(\"$x^\\circ$\",(1.5,0.4));\n"
+              "label(\"$52^\\circ$\",(9.2,5),W);\ndraw((9.5,0)--(9.5,0.5)--(10,0.5));\n[/asy]")
+    copied = "In the diagram, $PQR$ has a right angle at $Q$. What is the value of $x$?"
+    items = [(copied + "\n" + figure, "target"),
+             ("If $3x+7=22$, what is the value of $x$?", "a1"),
+             ("Given that $y=2$ and $z=5$, what is the value of $y^z$?", "a2"),
+             ("When $n=4$, what is the value of $n^2-1$?", "a3"),
+             ("In the diagram, $ABCD$ is a square. What is the area of $ABCD$?", "g2"),
+             ("In the diagram, $O$ is the centre of the circle. What is the area of the shaded region?", "g3"),
+             ("In the diagram, $AB$ is a line segment. What is the area of triangle $ABC$?", "g4"),
+             ("Triangle $XYZ$ has a right angle at $Y$ and the angle at $Z$ is $30^\\circ$. Find $XZ$.", "g5"),
+             ("Triangle $DEF$ has a right angle at $E$ and the angle at $F$ is $45^\\circ$. Find $DF$.", "g6")]
+    (tmp_path / "math").mkdir()
+    (tmp_path / "math" / "test.jsonl").write_text("".join(
+        json.dumps({"problem": q, "solution": "The answer is $42$.", "unique_id": uid}) + "\n" for q, uid in items))
+    cfg = DecontamConfig()
+    index = D.build_index(D.load_benchmarks(tmp_path, cfg), cfg)
+    toks = D.tokens(copied)
+    assert sum(map(D.is_word, toks)) < cfg.long_words and D.stock_share(toks, index.stock) >= cfg.max_stock
+    assert D.coverage(D.cover_tokens(items[0][0]), D.cover_tokens(copied)) < cfg.min_coverage
+    host = "Notes from the problem archive.\n" + "Every problem below was solved by a reader. " * 4 + "\n"
+    for page in (copied, copied + "\n" + figure):                                    # without its figure, and with it
+        r = D.decontaminate_text(host + page + "\n" + host, index, cfg)
+        assert [(row[1], row[2]) for row in r.rows] == [("target", D.SEGMENT_REMOVED)], page
+        assert "right angle at" not in r.text
+
+
 def test_page_too_short_after_cleaning_is_removed(bench_dir, index, cfg):
     gsm = _records(bench_dir / "gsm8k/test.jsonl")
     text = "Homework help\n" + gsm[3]["question"] + "\nThanks!"
