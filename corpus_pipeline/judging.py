@@ -17,10 +17,15 @@ nobody judged yet.
 
 Estimation uses, per stratum, the longest judged prefix of its hash order (so stopping half-way
 still leaves a random sample; "unsure" verdicts count as not observed).  Precision is a stratified
-proportion over the collected strata with a Wilson score interval at the Kish effective sample size
-(:func:`precision_estimate`); recall is a ratio of two stratified totals, whose interval is the
-2.5/97.5 percentiles of a Bayesian simulation (a Beta posterior per stratum, :data:`PRIOR`, the unjudged remainder
-of each stratum drawn Binomially, so a census stratum has no uncertainty) (:func:`recall_estimate`).
+proportion over the collected strata (:func:`precision_estimate`), recall a ratio of two stratified
+totals (:func:`recall_estimate`).  Both intervals are the 2.5/97.5 percentiles of one finite-population
+Bayesian simulation (:func:`_posterior_totals`): per stratum a Beta posterior of its maths share
+(:data:`PRIOR`), the stratum's unjudged pages drawn Binomially at that share, so a stratum judged
+whole has no uncertainty and a stratum with no maths page judged is not presumed half maths.  A
+Wilson interval at the Kish effective sample size was tried for precision first: when the variance
+comes from a stratum whose share differs from the whole's (a mixed low-score band under a clean
+high-score one) it leans towards 1/2 and covered the truth in 91% of 200 samples on the mini-crawl;
+the simulation covered in 97.5% there.
 """
 from __future__ import annotations
 
@@ -78,10 +83,12 @@ def sample_key(seed: int, page_id: str) -> int:
 
 def precision_size(n_collected: int, margin: float) -> int:
     """Judgements of collected pages for a 95% precision half-width of ``margin`` at the worst case
-    p = 0.5 (simple random sampling, finite population corrected); stratifying can only narrow it."""
+    p = 0.5 (simple random sampling, finite population corrected; stratifying can only narrow it),
+    plus 5% for the simulated interval's Monte Carlo error and its prior (measured: at p = 0.52 the
+    widest of 200 intervals was 0.0497 without them)."""
     if n_collected <= 0:
         return 0
-    n0 = math.ceil(Z * Z * 0.25 / (margin * margin))
+    n0 = math.ceil(1.05 * Z * Z * 0.25 / (margin * margin))
     return min(n_collected, math.ceil(n0 / (1 + (n0 - 1) / n_collected)))
 
 
@@ -199,9 +206,6 @@ class Stratum:
     def p_smooth(self) -> float:
         return (self.x + 0.5) / (self.m + 1)
 
-    @property
-    def fpc(self) -> float:
-        return max(0.0, 1 - self.m / self.N) if self.N else 0.0
 
 
 def judged_strata(strata: dict, order: dict, verdicts: dict) -> list[Stratum]:
@@ -223,38 +227,26 @@ def judged_strata(strata: dict, order: dict, verdicts: dict) -> list[Stratum]:
     return out
 
 
-def wilson(p: float, n: float, z: float = Z) -> tuple[float, float]:
-    if n <= 0:
-        return 0.0, 1.0
-    if math.isinf(n):
-        return p, p
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z / d * math.sqrt(max(p * (1 - p) / n + z * z / (4 * n * n), 0.0))
-    return max(0.0, c - h), min(1.0, c + h)
+def precision_estimate(strata: list[Stratum], draws: int = DRAWS, seed: int = 0) -> Optional[dict]:
+    """Stratified precision over the collected strata: sum of N_h x share / sum of N_h; interval: the
+    2.5 and 97.5 percentiles of the same total over :func:`_posterior_totals`, widened to hold the
+    point value.  None until every collected stratum has a verdict."""
+    import numpy as np
 
-
-def precision_estimate(strata: list[Stratum]) -> Optional[dict]:
-    """Stratified precision over the collected strata, with a Wilson score interval at the effective
-    sample size n_eff = P~(1-P~)/Var (Kish; Var the stratified variance with finite population
-    corrections, P~ and the per-stratum variances from (x+0.5)/(m+1) so that a stratum judged all
-    maths or all not maths still has a variance).  None until every collected stratum has a verdict."""
     coll = [s for s in strata if s.collected and s.N > 0]
     if not coll or any(s.m == 0 for s in coll):
         return None
     n_c = sum(s.N for s in coll)
-    value = sum(s.N / n_c * s.p for s in coll)
-    var = sum((s.N / n_c) ** 2 * s.fpc * s.p_smooth * (1 - s.p_smooth) / s.m for s in coll)
-    p_s = sum(s.N / n_c * s.p_smooth for s in coll)
-    n_eff = math.inf if var <= 0 else p_s * (1 - p_s) / var
-    low, high = wilson(value, n_eff)
-    return {"value": value, "low": min(low, value), "high": max(high, value), "n": sum(s.m for s in coll),
-            "n_eff": None if math.isinf(n_eff) else round(n_eff, 1)}
+    value = sum(s.N * s.p for s in coll) / n_c
+    sim = _posterior_totals(coll, draws, seed).sum(axis=1) / n_c
+    low, high = (float(q) for q in np.percentile(sim, [2.5, 97.5]))
+    return {"value": value, "low": min(low, value), "high": max(high, value), "n": sum(s.m for s in coll)}
 
 
 def _posterior_totals(strata: list[Stratum], draws: int, seed: int):
     """Simulated maths pages per stratum (draws x strata): the judged maths plus a Binomial draw for
-    the unjudged pages at a Beta(x+a, m-x+b) draw of the stratum's share (a, b: :data:`PRIOR`)."""
+    the unjudged pages at a Beta(x+a, m-x+b) draw of the stratum's share (a, b: :data:`PRIOR`).
+    Deterministic for ``seed``."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -352,7 +344,7 @@ def stopping_sentence(recall: Optional[dict]) -> Optional[str]:
 def estimates(strata: dict, order: dict, verdicts: dict, seed: int = 0) -> dict:
     """Everything the report shows for one iteration, from its strata, sample order and verdicts."""
     st = judged_strata(strata, order, verdicts)
-    prec = precision_estimate(st)
+    prec = precision_estimate(st, seed=seed)
     rec = recall_estimate(st, seed=seed)
     return {
         "estimated_precision": prec,
@@ -366,3 +358,102 @@ def estimates(strata: dict, order: dict, verdicts: dict, seed: int = 0) -> dict:
         "judged": sum(s.judged for s in st),
         "to_judge": sum(max(s.k - s.judged, 0) for s in st),
     }
+
+
+# ---------------------------------------------------------------- the run folder's judging data
+SAMPLE_STAGE = "judge_sample"        # RUN/iter=NNN/judge_sample/: the drawn sample (committed stage)
+SAMPLE_FILE = "sample.jsonl"
+JUDGEMENTS = "judgements"            # RUN/judgements/judgements.jsonl: every verdict, who and when
+JUDGEMENTS_FILE = "judgements.jsonl"
+
+
+def check_judgement(obj, where: str) -> dict:
+    """A judgement record, validated: ``{"page_id", "verdict", "judge", "at"[, "url"]}``; raises
+    ValueError naming what is wrong."""
+    if not isinstance(obj, dict):
+        raise ValueError(f"{where}: a judgement must be a JSON object")
+    for k in ("page_id", "judge", "at"):
+        if not isinstance(obj.get(k), str) or not obj[k].strip() or len(obj[k]) > 500:
+            raise ValueError(f"{where}: {k!r} must be a non-empty string (at most 500 characters)")
+    if obj.get("verdict") not in VERDICTS:
+        raise ValueError(f"{where}: 'verdict' must be one of {', '.join(VERDICTS)}, got {obj.get('verdict')!r}")
+    if obj.get("url") is not None and not isinstance(obj["url"], str):
+        raise ValueError(f"{where}: 'url' must be a string")
+    return {"page_id": obj["page_id"], "url": obj.get("url"), "verdict": obj["verdict"], "judge": obj["judge"],
+            "at": obj["at"]}
+
+
+def judgements_path(run) -> str:
+    from . import fs as fsmod
+
+    return fsmod.join(run.path(JUDGEMENTS), JUDGEMENTS_FILE)
+
+
+def read_judgements(run) -> list[dict]:
+    """Every judgement of the run folder (an unreadable line raises InputFileError)."""
+    import json
+
+    from .errors import InputFileError
+
+    path = judgements_path(run)
+    if not run.fs.exists(path):
+        return []
+    out = []
+    for n, line in enumerate(run.fs.read_text(path).splitlines(), 1):
+        if line.strip():
+            try:
+                out.append(check_judgement(json.loads(line), f"line {n}"))
+            except ValueError as e:
+                raise InputFileError(path, str(e), n) from None
+    return out
+
+
+def merge(old: list[dict], new: list[dict]) -> list[dict]:
+    """``old`` plus ``new`` without exact repeats (a judge's re-verdict is kept: the latest wins)."""
+    seen = {(j["page_id"], j["judge"], j["at"], j["verdict"]) for j in old}
+    out = list(old)
+    for j in new:
+        k = (j["page_id"], j["judge"], j["at"], j["verdict"])
+        if k not in seen:
+            seen.add(k)
+            out.append(j)
+    return out
+
+
+def write_judgements(run, rows: list[dict]) -> str:
+    """One plain write of the whole file (no rename: the same on every filesystem)."""
+    import json
+
+    path = judgements_path(run)
+    run.fs.mkdirs(run.path(JUDGEMENTS))
+    run.fs.write_text(path, "".join(json.dumps(j, ensure_ascii=False, sort_keys=True) + "\n" for j in rows))
+    return path
+
+
+def read_sample(run, iteration: int) -> Optional[tuple[dict, list[dict]]]:
+    """(the sample stage's counts, its rows in stratum and rank order), or None when not drawn."""
+    import json
+
+    from . import fs as fsmod
+
+    path = run.iteration(iteration, SAMPLE_STAGE)
+    m = run.marker(path)
+    if m is None:
+        return None
+    text = run.fs.read_text(fsmod.join(run.data(path), SAMPLE_FILE))
+    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+    return m.get("counts", {}), sorted(rows, key=lambda r: (r["stratum"], r["rank"]))
+
+
+def iteration_estimates(run, iteration: int, verdicts: dict) -> Optional[dict]:
+    """:func:`estimates` of an iteration whose sample was drawn (None otherwise)."""
+    got = read_sample(run, iteration)
+    if got is None:
+        return None
+    counts, rows = got
+    order: dict = {}
+    for r in rows:
+        order.setdefault(r["stratum"], []).append(r["page_id"])
+    out = estimates(counts["strata"], order, verdicts, seed=int(counts.get("seed", 0)))
+    out.update(seed=counts.get("seed"), margin=counts.get("margin"))
+    return out
