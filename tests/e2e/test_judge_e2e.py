@@ -55,7 +55,85 @@ def test_spark_draws_the_pure_samplers_sample_and_no_judgement_says_so(judged):
     assert "drawing the sample" not in again.stdout
 
 
-def test_imported_judgements_give_estimates_beside_the_truth(judged, tmp_path):
+def _post(server, body: bytes, **headers):
+    """(status, error) of a save request with the page's own headers, as overridden by ``headers``."""
+    import http.client
+
+    h = {"Host": f"127.0.0.1:{server.port}", "X-Annotate-Token": server.token, "Origin": f"http://127.0.0.1:{server.port}",
+         "Content-Type": "application/json", "X-CSRF-Token": server.csrf, "Content-Length": str(len(body))}
+    h.update(headers)
+    c = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    c.putrequest("POST", "/api/save", skip_host=True, skip_accept_encoding=True)
+    for k, v in h.items():
+        c.putheader(k, v)
+    c.endheaders(body)
+    r = c.getresponse()
+    data = json.loads(r.read() or b"{}")
+    c.close()
+    return r.status, data.get("error", "")
+
+
+def test_judging_in_the_browser_with_the_keyboard(judged, browser, screenshot, tmp_path):
+    """A real headless Chromium judges three pages with m / n / u, each saved at once; a reload shows
+    them; a bad token, a cross-site save and malformed bodies are refused and write nothing."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from corpus_pipeline import judge_web
+
+    _, src, _ = judged
+    run = tmp_path / "run"
+    shutil.copytree(src, run, ignore=shutil.ignore_patterns("judgements"))
+    rf = RunFolder(str(run))
+    server = judge_web.JudgeServer(judge_web.build_view(rf, 1, "tester"), "127.0.0.1", 0).start()
+    try:
+        n = len(server.view.pages)
+        browser.get(server.url)
+        wait = WebDriverWait(browser, 30)
+        progress = lambda: browser.find_element(By.ID, "progress").text  # noqa: E731
+        wait.until(lambda b: progress() == f"0 of {n} judged by you")
+        wait.until(lambda b: b.find_element(By.ID, "text").text not in ("", "loading …"))
+        body = browser.find_element(By.TAG_NAME, "body")
+        first = browser.find_element(By.ID, "url").text
+        for k, key in enumerate("mnu", 1):
+            body.send_keys(key)
+            wait.until(lambda b, k=k: progress() == f"{k} of {n} judged by you")
+        js = jg.read_judgements(rf)
+        assert [j["verdict"] for j in js] == ["math", "not-math", "unsure"] and {j["judge"] for j in js} == {"tester"}
+        assert js[0]["url"] == first
+        browser.refresh()
+        wait.until(lambda b: progress() == f"3 of {n} judged by you")
+        wait.until(lambda b: b.find_element(By.ID, "text").text not in ("", "loading …"))
+        assert browser.find_element(By.ID, "pos").text == f"page 4 of {n}"     # resumes at the first unjudged
+        body = browser.find_element(By.TAG_NAME, "body")
+        body.send_keys("k")                                                  # back to page 3: unsure
+        wait.until(lambda b: b.find_element(By.ID, "verdict").text == "unsure")
+        body.send_keys("j")
+        wait.until(lambda b: b.find_element(By.ID, "pos").text == f"page 4 of {n}")
+        wait.until(lambda b: b.find_element(By.ID, "text").text not in ("", "loading …"))
+        screenshot(browser, "judge.png")
+        before = (run / "judgements" / "judgements.jsonl").read_bytes()
+        ok_body = b'{"verdicts": {"5": "math"}}'
+        for name, body_, headers, status, needle in [
+            ("bad token", ok_body, {"X-Annotate-Token": "nope"}, 403, "token"),
+            ("cross-site save", ok_body, {"Origin": "http://evil.example"}, 403, "cross-site"),
+            ("fetch metadata cross-site", ok_body, {"Sec-Fetch-Site": "cross-site"}, 403, "cross-site"),
+            ("no CSRF token", ok_body, {"X-CSRF-Token": ""}, 403, "CSRF"),
+            ("not JSON", b"{nope", {}, 400, "not JSON"),
+            ("bad verdict", b'{"verdicts": {"5": "maybe"}}', {}, 400, "verdict must be"),
+            ("page not in the sample", b'{"verdicts": {"99999": "math"}}', {}, 400, "not a page number"),
+            ("page id instead of number", b'{"verdicts": {"../x": "math"}}', {}, 400, "not a page number"),
+            ("wrong shape", b'{"verdicts": ["5"]}', {}, 400, "expected a JSON object"),
+            ("over the limit", b"x" * (judge_web.MAX_BODY_BYTES + 1), {}, 413, "over"),
+        ]:
+            st, err = _post(server, body_, **headers)
+            assert st == status and needle in err, (name, st, err)
+            assert (run / "judgements" / "judgements.jsonl").read_bytes() == before, name
+    finally:
+        server.stop()
+
+
+def test_imported_judgements_give_estimates_beside_the_truth(judged, tmp_path, browser, screenshot):
     crawl, run, _ = judged
     _, rows = _sample(run)
     labels = {json.loads(x)["url"]: json.loads(x)["label"] for x in open(crawl / "labels.jsonl")}
@@ -91,6 +169,9 @@ def test_imported_judgements_give_estimates_beside_the_truth(judged, tmp_path):
     assert k["judges"] == ["ann", "bob"] and k["pages"] == 20 and k["kappa"] < 1
     html = (run / "report" / "index.html").read_text()
     assert "true (labels)" in html and "Cohen&#x27;s kappa" in html and "Estimated maths pages missed" in html
+    browser.get((run / "report" / "index.html").as_uri() + "#judging-1")
+    browser.execute_script("document.getElementById('judging').scrollIntoView()")
+    screenshot(browser, "judge_report.png")
 
 
 @pytest.mark.parametrize("threshold", [0.05, 0.03])
