@@ -322,6 +322,33 @@ class AnnotateServer:
         self.httpd.server_close()
 
 
+def serve_until_interrupted(make: Callable[[], "AnnotateServer"], host: str, port: int, command: str,
+                            ready: Callable[["AnnotateServer"], list]) -> None:
+    """Start a server (``make()``), print ``ready(server)`` as ``<command>: <line>`` lines, serve until
+    Ctrl-C, stop.  A server that cannot listen is a usage error; beyond loopback a warning says the
+    token is required."""
+    import sys
+
+    from .errors import UsageError
+
+    try:
+        server = make()
+    except OSError as e:
+        raise UsageError(f"--host {host} --port {port}: cannot listen there ({e.strerror or e})") from None
+    if needs_token(host):
+        print(f"{command}: warning: bound to {host}, beyond loopback; the token in the URL is required",
+              file=sys.stderr)
+    for line in ready(server):
+        print(f"{command}: {line}", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    print(f"{command}: stopped", flush=True)
+
+
 class _Server6(ThreadingHTTPServer):
     address_family = socket.AF_INET6
 

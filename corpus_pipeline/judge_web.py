@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from . import judging as jg
 from .annotate_web import MAX_BODY as MAX_BODY_BYTES  # noqa: F401 - the shared limit, named for the tests
-from .annotate_web import AnnotateServer, SaveError, needs_token  # noqa: F401 - needs_token: the command's
+from .annotate_web import AnnotateServer, SaveError
 
 MAX_VERDICTS = 1000     # verdicts in one save request
 

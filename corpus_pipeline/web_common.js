@@ -1,4 +1,8 @@
-// Shared by the annotation and judging pages (inlined into each page's nonce script by its server).
+// Shared by the annotation and judging pages (inlined into each page's nonce script by its server,
+// before the server fills {{CSRF}}): the CSRF token, the URL's token, the page's state, el and texNodes.
+const CSRF = "{{CSRF}}";
+const TOKEN = new URLSearchParams(location.search).get("token") || "";
+const S = JSON.parse(document.getElementById("state").textContent);
 function el(tag, attrs, ...kids) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {

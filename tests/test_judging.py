@@ -87,3 +87,16 @@ def test_intervals_cover_on_synthetic_frames(scale):
     assert c["precision_coverage"] >= 0.93 and c["recall_coverage"] >= 0.93, c
     assert c["max_half_width"] <= 0.05, c
     assert abs(c["share_mean"] - c["share"]) < 0.1 and c["share_coverage"] >= 0.9, c
+
+
+def test_report_section_says_so_in_words_without_a_sample_or_judgements():
+    from corpus_pipeline.report.html import judging_section
+
+    none = judging_section({"iterations": [{"iteration": 1, "judging": None}]})
+    assert "No iteration has a judging sample yet" in none and "<svg" not in none
+    strata = {"collected 0.9-1.0": {"N": 10, "k": 2}, "uncollected 0.0-0.1": {"N": 10, "k": 2}}
+    j = jg.estimates(strata, {"collected 0.9-1.0": ["a", "b"], "uncollected 0.0-0.1": ["c", "d"]}, {})
+    html = judging_section({"iterations": [{"iteration": 1, "judging": j, "estimated_precision": None,
+                                            "estimated_recall": None}]})
+    assert "0 of the sample&#x27;s pages judged, 4 left: no estimate yet" in html or \
+        "0 of the sample's pages judged, 4 left: no estimate yet" in html

@@ -168,23 +168,11 @@ def _print_state(i: int, est: dict) -> None:
 
 def serve(args, run_folder, i: int, spark) -> None:
     from .. import judge_web as web
-    from ..errors import UsageError
+    from ..annotate_web import serve_until_interrupted
 
     judge = args.judge or getpass.getuser() or "judge"
     view = web.build_view(run_folder, i, judge)
-    try:
-        server = web.JudgeServer(view, args.host, args.port)
-    except OSError as e:
-        raise UsageError(f"--host {args.host} --port {args.port}: cannot listen there ({e.strerror or e})") from None
-    if web.needs_token(args.host):
-        print(f"judge: warning: bound to {args.host}, beyond loopback; the token in the URL is required",
-              file=sys.stderr)
-    print(f"judge: serving iteration {i}'s sample ({len(view.pages)} pages) for {judge} at {server.url}", flush=True)
-    print("judge: open that URL in a browser; stop this with Ctrl-C to rewrite the report", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
-    print("judge: stopped", flush=True)
+    serve_until_interrupted(
+        lambda: web.JudgeServer(view, args.host, args.port), args.host, args.port, "judge",
+        lambda server: [f"serving iteration {i}'s sample ({len(view.pages)} pages) for {judge} at {server.url}",
+                        "open that URL in a browser; stop this with Ctrl-C to rewrite the report"])
