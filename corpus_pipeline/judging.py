@@ -124,16 +124,23 @@ def draw(frame: Iterable[tuple], seed: int, sizes: dict) -> dict:
     """``{stratum: [page_id, ...]}`` in key order: the ``sizes[stratum]`` pages of smallest
     :func:`sample_key` of each stratum.  ``frame``: (page_id, score, collected, flagged) rows.
     The driver-side twin of ``spark/judge_sample.draw_sample`` (used by the tests' resampling)."""
-    import heapq
+    return draw_strata(group(frame), seed, sizes)
 
+
+def group(frame: Iterable[tuple]) -> dict:
+    """``{stratum: [page_id, ...]}`` of a driver-side frame."""
     by: dict = {}
     for pid, score, collected, flagged in frame:
         by.setdefault(stratum(bool(collected), bool(flagged), score), []).append(pid)
-    out = {}
-    for h, pids in by.items():
-        k = sizes.get(h, 0)
-        out[h] = [p for _, p in heapq.nsmallest(k, ((sample_key(seed, p), p) for p in pids))]
-    return out
+    return by
+
+
+def draw_strata(by: dict, seed: int, sizes: dict) -> dict:
+    """:func:`draw` on a frame already :func:`group`-ed (repeated samples of one frame group it once)."""
+    import heapq
+
+    return {h: [p for _, p in heapq.nsmallest(sizes.get(h, 0), ((sample_key(seed, p), p) for p in pids))]
+            for h, pids in by.items()}
 
 
 def strata_counts(frame: Iterable[tuple]) -> dict:
@@ -227,20 +234,24 @@ def judged_strata(strata: dict, order: dict, verdicts: dict) -> list[Stratum]:
     return out
 
 
-def precision_estimate(strata: list[Stratum], draws: int = DRAWS, seed: int = 0) -> Optional[dict]:
+def precision_estimate(strata: list[Stratum], draws: int = DRAWS, seed: int = 0, sim=None) -> Optional[dict]:
     """Stratified precision over the collected strata: sum of N_h x share / sum of N_h; interval: the
-    2.5 and 97.5 percentiles of the same total over :func:`_posterior_totals`, widened to hold the
-    point value.  None until every collected stratum has a verdict."""
+    2.5 and 97.5 percentiles of the same total over :func:`_posterior_totals` (``sim``: those draws
+    of the non-empty strata, when already made), widened to hold the point value.  None until every
+    collected stratum has a verdict."""
     import numpy as np
 
-    coll = [s for s in strata if s.collected and s.N > 0]
-    if not coll or any(s.m == 0 for s in coll):
+    live = [s for s in strata if s.N > 0]
+    coll = [k for k, s in enumerate(live) if s.collected]
+    if not coll or any(live[k].m == 0 for k in coll):
         return None
-    n_c = sum(s.N for s in coll)
-    value = sum(s.N * s.p for s in coll) / n_c
-    sim = _posterior_totals(coll, draws, seed).sum(axis=1) / n_c
-    low, high = (float(q) for q in np.percentile(sim, [2.5, 97.5]))
-    return {"value": value, "low": min(low, value), "high": max(high, value), "n": sum(s.m for s in coll)}
+    n_c = sum(live[k].N for k in coll)
+    value = sum(live[k].N * live[k].p for k in coll) / n_c
+    if sim is None:
+        sim = _posterior_totals(live, draws, seed)
+    p_sim = sim[:, coll].sum(axis=1) / n_c
+    low, high = (float(q) for q in np.percentile(p_sim, [2.5, 97.5]))
+    return {"value": value, "low": min(low, value), "high": max(high, value), "n": sum(live[k].m for k in coll)}
 
 
 def _posterior_totals(strata: list[Stratum], draws: int, seed: int):
@@ -261,7 +272,7 @@ def _posterior_totals(strata: list[Stratum], draws: int, seed: int):
     return np.column_stack(cols) if cols else np.zeros((draws, 0))
 
 
-def recall_estimate(strata: list[Stratum], draws: int = DRAWS, seed: int = 0) -> Optional[dict]:
+def recall_estimate(strata: list[Stratum], draws: int = DRAWS, seed: int = 0, sim=None) -> Optional[dict]:
     """Recall = collected maths / (collected maths + uncollected maths), both stratified totals
     (N_h x share).  Interval: 2.5 and 97.5 percentiles of the ratio over :func:`_posterior_totals`,
     widened to hold the point value.  Also the maths pages missed per uncollected stratum, their
@@ -272,7 +283,7 @@ def recall_estimate(strata: list[Stratum], draws: int = DRAWS, seed: int = 0) ->
     live = [s for s in strata if s.N > 0]
     if not live or any(s.m == 0 for s in live) or not any(s.collected for s in live):
         return None
-    t = _posterior_totals(live, draws, seed)
+    t = _posterior_totals(live, draws, seed) if sim is None else sim
     c_idx = [i for i, s in enumerate(live) if s.collected]
     u_idx = [i for i, s in enumerate(live) if not s.collected]
     f_idx = [i for i, s in enumerate(live) if s.name == FLAGGED]
@@ -344,8 +355,10 @@ def stopping_sentence(recall: Optional[dict]) -> Optional[str]:
 def estimates(strata: dict, order: dict, verdicts: dict, seed: int = 0) -> dict:
     """Everything the report shows for one iteration, from its strata, sample order and verdicts."""
     st = judged_strata(strata, order, verdicts)
-    prec = precision_estimate(st, seed=seed)
-    rec = recall_estimate(st, seed=seed)
+    live = [s for s in st if s.N > 0]
+    sim = _posterior_totals(live, DRAWS, seed) if live and all(s.m for s in live) else None
+    prec = precision_estimate(st, seed=seed, sim=sim)
+    rec = recall_estimate(st, seed=seed, sim=sim)
     return {
         "estimated_precision": prec,
         "estimated_recall": None if rec is None else {k: rec[k] for k in ("value", "low", "high", "n")},

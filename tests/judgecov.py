@@ -54,10 +54,11 @@ def coverage(frame, truth, margin: float, reps: int, seed0: int = 0) -> dict:
     counts = jg.strata_counts(frame)
     sizes = jg.allocate(counts, margin)
     strata = {h: {"N": c["N"], "k": sizes[h]} for h, c in counts.items()}
+    by = jg.group(frame)
     cp = cr = cs = 0
     hw, shares = [], []
     for r in range(reps):
-        e = jg.estimates(strata, jg.draw(frame, seed0 + r, sizes), truth, seed=r)
+        e = jg.estimates(strata, jg.draw_strata(by, seed0 + r, sizes), truth, seed=r)
         p, rc, sh = e["estimated_precision"], e["estimated_recall"], e["flagged_share"]
         cp += p["low"] <= tp <= p["high"]
         cr += rc["low"] <= tr <= rc["high"]
