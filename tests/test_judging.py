@@ -74,6 +74,7 @@ def _synthetic(n_pages, seed, prevalence_scale=1.0):
     return frame, truth
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scale", [1.0, 0.1])
 def test_intervals_cover_on_synthetic_frames(scale):
     """200 samples of one frame (and of a frame with 10x rarer maths:
