@@ -101,3 +101,19 @@ def test_report_section_says_so_in_words_without_a_sample_or_judgements():
                                             "estimated_recall": None}]})
     assert "0 of the sample&#x27;s pages judged, 4 left: no estimate yet" in html or \
         "0 of the sample's pages judged, 4 left: no estimate yet" in html
+
+
+def test_a_later_iteration_needs_only_what_its_strata_add():
+    """Keys belong to pages, not iterations: when the next iteration collects a few more pages, most
+    of its sample was judged for the previous one, and those verdicts count in its estimates."""
+    frame1, truth = _synthetic(6000, 4)
+    frame2 = [(p, s, c or 0.45 <= s < 0.5, f) for p, s, c, f in frame1]          # the threshold lowered a little
+    s1, s2 = (jg.allocate(jg.strata_counts(f), 0.05) for f in (frame1, frame2))
+    d1, d2 = jg.draw(frame1, 9, s1), jg.draw(frame2, 9, s2)
+    judged = {p for v in d1.values() for p in v}
+    second = [p for v in d2.values() for p in v]
+    new = [p for p in second if p not in judged]
+    assert len(new) < 0.25 * len(second), (len(new), len(second))
+    strata2 = {h: {"N": c["N"], "k": s2[h]} for h, c in jg.strata_counts(frame2).items()}
+    partial = jg.estimates(strata2, d2, {p: truth[p] for p in judged})
+    assert partial["judged"] > 0.5 * len(second) and partial["to_judge"] >= len(new)
