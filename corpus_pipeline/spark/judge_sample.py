@@ -45,7 +45,9 @@ def frame(spark, run, iteration: int, domain_key: str = "host"):
                  .select("page_id").distinct().withColumn("_c", F.lit(True)))
     flagged = (read_table(spark, run.data(run.iteration(iteration, "domains")), schemas.DOMAINS)
                .where("flagged").select(F.col("host").alias("dkey"), F.lit(True).alias("_f")))
-    df = _with_key(spark, pages, domain_key).join(F.broadcast(flagged), "dkey", "left").drop("dkey")
+    hosts = pages.select("host").where(F.col("host").isNotNull() & (F.col("host") != "")).distinct()
+    keys = _with_key(spark, hosts, domain_key).join(F.broadcast(flagged), "dkey", "left").drop("dkey")
+    df = pages.join(keys, "host", "left")          # a page without a host is never under a flagged one
     df = (df.join(scores, "page_id", "left").join(collected, "page_id", "left")
           .withColumn("collected", F.coalesce(F.col("_c"), F.lit(False)))
           .withColumn("flagged", F.coalesce(F.col("_f"), F.lit(False))).drop("_c", "_f"))
