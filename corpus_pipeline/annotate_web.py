@@ -253,12 +253,20 @@ def save(view: AnnotationView, decisions: dict, spark=None) -> dict:
 
 
 # ---------------------------------------------------------------- the server
-def _template() -> str:
-    return resources.files("corpus_pipeline").joinpath("annotate_web.html").read_text("utf-8")
+def _template(name: str = "annotate_web.html") -> str:
+    """A page template with the shared script (``web_common.js``: ``el``, ``texNodes``) inlined."""
+    pkg = resources.files("corpus_pipeline")
+    return pkg.joinpath(name).read_text("utf-8").replace("{{COMMON_JS}}", pkg.joinpath("web_common.js").read_text("utf-8"))
 
 
 class AnnotateServer:
-    """A ThreadingHTTPServer over one :class:`AnnotationView` (read-only apart from saves, which hold a lock)."""
+    """A ThreadingHTTPServer over one :class:`AnnotationView` (read-only apart from saves, which hold a lock).
+
+    The page, its state, its items and its saves are the four methods below; the judging page
+    (``judge_web.JudgeServer``) overrides them and keeps every check of the handler."""
+
+    command = "annotate"
+    template = "annotate_web.html"
 
     def __init__(self, view: AnnotationView, host: str = "127.0.0.1", port: int = 0, token: Optional[str] = None,
                  spark=None, log: Callable[[str], None] = lambda m: None):
@@ -288,6 +296,19 @@ class AnnotateServer:
             names |= {"127.0.0.1", "localhost", "[::1]"}
         return {f"{n}:{self.port}" for n in names}
 
+    def page_state(self) -> dict:
+        return self.view.state()
+
+    def item(self, n: int) -> Optional[dict]:
+        """The item ``/api/sample/<n>`` serves (None: no such item)."""
+        return self.view.samples[n] if n < len(self.view.samples) else None
+
+    def apply_save(self, body: bytes) -> dict:
+        """Validate and write a save request body (raises :class:`SaveError`, having written nothing)."""
+        result = save(self.view, parse_decisions(body, self.view), self.spark)
+        self.log(f"saved {result['marked']} marks, {result['rejected']} rejections")
+        return result
+
     def serve_forever(self) -> None:
         self.httpd.serve_forever(poll_interval=0.2)
 
@@ -301,13 +322,40 @@ class AnnotateServer:
         self.httpd.server_close()
 
 
+def serve_until_interrupted(make: Callable[[], "AnnotateServer"], host: str, port: int, command: str,
+                            ready: Callable[["AnnotateServer"], list]) -> None:
+    """Start a server (``make()``), print ``ready(server)`` as ``<command>: <line>`` lines, serve until
+    Ctrl-C, stop.  A server that cannot listen is a usage error; beyond loopback a warning says the
+    token is required."""
+    import sys
+
+    from .errors import UsageError
+
+    try:
+        server = make()
+    except OSError as e:
+        raise UsageError(f"--host {host} --port {port}: cannot listen there ({e.strerror or e})") from None
+    if needs_token(host):
+        print(f"{command}: warning: bound to {host}, beyond loopback; the token in the URL is required",
+              file=sys.stderr)
+    for line in ready(server):
+        print(f"{command}: {line}", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    print(f"{command}: stopped", flush=True)
+
+
 class _Server6(ThreadingHTTPServer):
     address_family = socket.AF_INET6
 
 
 def _handler(server: AnnotateServer):
     class Handler(BaseHTTPRequestHandler):
-        server_version = "corpus-pipeline-annotate"
+        server_version = f"corpus-pipeline-{server.command}"
         sys_version = ""
 
         def log_message(self, fmt, *args):   # noqa: D401 - quiet by default
@@ -348,7 +396,7 @@ def _handler(server: AnnotateServer):
             q = parse_qs(u.query)
             given = self.headers.get("X-Annotate-Token") or (q.get("token") or [""])[0]
             if not hmac.compare_digest(given.encode(), server.token.encode()):
-                self._error(403, "bad or missing token: open the URL printed by `corpus-pipeline annotate --serve`")
+                self._error(403, f"bad or missing token: open the URL printed by `corpus-pipeline {server.command} --serve`")
                 return None
             return u.path, q
 
@@ -379,22 +427,22 @@ def _handler(server: AnnotateServer):
             path, _ = got
             if path in ("/", "/index.html"):
                 nonce = secrets.token_urlsafe(16)
-                state = json.dumps(server.view.state(), ensure_ascii=False).replace("<", "\\u003c")
-                page = (_template().replace("{{NONCE}}", nonce).replace("{{CSRF}}", server.csrf)
+                state = json.dumps(server.page_state(), ensure_ascii=False).replace("<", "\\u003c")
+                page = (_template(server.template).replace("{{NONCE}}", nonce).replace("{{CSRF}}", server.csrf)
                         .replace("{{STATE}}", state))
                 self._send(200, page.encode("utf-8"), "text/html; charset=utf-8", nonce)
             elif path == "/api/state":
-                self._json(200, server.view.state())
+                self._json(200, server.page_state())
             elif (m := _SAMPLE_PATH.match(path)) is not None:
                 sid = m.group(1)
                 if not _SAMPLE_ID.match(sid):
                     self._error(400, f"sample id must be a number, got {sid!r} (pages are served by id only)")
                     return
-                n = int(sid)
-                if n >= len(server.view.samples):
-                    self._error(404, f"no sample {n}")
+                item = server.item(int(sid))
+                if item is None:
+                    self._error(404, f"no sample {int(sid)}")
                     return
-                self._json(200, server.view.samples[n])
+                self._json(200, item)
             else:
                 self._error(404, f"no such page {path!r}")
 
@@ -433,11 +481,10 @@ def _handler(server: AnnotateServer):
             body = self.rfile.read(n)
             with server.lock:
                 try:
-                    result = save(server.view, parse_decisions(body, server.view), server.spark)
+                    result = server.apply_save(body)
                 except SaveError as e:
                     self._error(400, f"not saved, nothing was written: {e}")
                     return
-            server.log(f"saved {result['marked']} marks, {result['rejected']} rejections")
             self._json(200, result)
 
         def do_PUT(self):  # noqa: N802

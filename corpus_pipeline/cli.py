@@ -25,6 +25,7 @@ COMMANDS = {
     "annotate": "show the worksheet of flagged domains and path prefixes to mark",
     "decontaminate": "remove benchmark text from a JSONL/Parquet corpus",
     "report": "(re)write RUN/report from the run folder",
+    "judge": "estimate precision and recall from a judged random sample (draw it, judge it in a browser)",
     "inspect": "print sample pages, near duplicates and decontamination removals of a run",
     "submit": "run a command on a Spark cluster through spark-submit",
     "fetch-benchmarks": "download the public benchmark test sets used by decontaminate (needs network)",

@@ -189,21 +189,9 @@ def serve(args, cfg) -> int:
                                              schemas.DOMAINS).where("flagged").collect()]
     view = web.build_view(run_folder.uri, i, adir, index, marks, rejected, proposed, joins, samples, domains,
                           top_hosts=args.top_hosts, max_listed=max_listed, cfg=cfg.annotate)
-    try:
-        server = web.AnnotateServer(view, args.host, args.port, spark=spark)
-    except OSError as e:
-        raise UsageError(f"--host {args.host} --port {args.port}: cannot listen there ({e.strerror or e})") from None
-    if web.needs_token(args.host):
-        print(f"annotate: warning: bound to {args.host}, beyond loopback; the token in the URL is required",
-              file=sys.stderr)
-    print(f"annotate: serving iteration {i} ({len(view.hosts)} hosts) at {server.url}", flush=True)
-    print("annotate: open that URL in a browser; save there, then stop this with Ctrl-C and rerun the same "
-          "`corpus-pipeline run` command", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
-    print("annotate: stopped", flush=True)
+    web.serve_until_interrupted(
+        lambda: web.AnnotateServer(view, args.host, args.port, spark=spark), args.host, args.port, "annotate",
+        lambda server: [f"serving iteration {i} ({len(view.hosts)} hosts) at {server.url}",
+                        "open that URL in a browser; save there, then stop this with Ctrl-C and rerun the same "
+                        "`corpus-pipeline run` command"])
     return 0

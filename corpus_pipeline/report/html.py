@@ -171,6 +171,7 @@ def render_html(s: dict) -> str:
 <p>run: <code>{_esc(s.get('run', ''))}</code> &middot; stopped because: <b>{_esc(s.get('stopped_because'))}</b></p>
 <h2 id="iterations">Iterations</h2>{table}
 <h2 id="charts">Charts</h2>{''.join(charts)}
+{judging_section(s)}
 <h2 id="final">Final corpus</h2>
 <p>{_esc(fin.get('pages'))} pages, {_esc(fin.get('tokens'))} tokens; {_esc(_decon_sentence(fin))}.</p>
 {_table(decon_head, decon_rows) if decon_rows else ''}
@@ -315,3 +316,79 @@ def _language_chart(d: dict) -> str:
         return ""
     keys = sorted(langs, key=lambda k: (-langs[k], k))[:12]
     return bar_chart("Pages per language (final corpus)", keys, [langs[k] for k in keys])
+
+
+# ---------------------------------------------------------------- estimates from judged samples
+def _interval(e) -> str:
+    return "–" if not e else f"{e['value']:.3f}"
+
+
+def _ci(e) -> str:
+    return "–" if not e else f"{e['low']:.3f} – {e['high']:.3f}"
+
+
+def judging_section(s: dict) -> str:
+    """Per iteration: estimated precision and recall with their 95% intervals and the judgements
+    behind them, the truth beside them where labels exist, the strata, the maths pages missed per
+    stratum and the stopping aid; in words when nothing was sampled or judged yet."""
+    its = s.get("iterations", [])
+    run = s.get("judging") or {}
+    out = ['<h2 id="judging">Precision and recall from judged samples</h2>']
+    if not any(it.get("judging") for it in its):
+        out.append("<p>No iteration has a judging sample yet, so there are no estimates: without labels, precision "
+                   "and recall are unknown here. <code>corpus-pipeline judge RUN --serve</code> draws a random "
+                   "sample of the latest iteration and opens a page to judge it (a few hundred pages).</p>")
+        return "\n".join(out)
+    out.append("<p>Estimated from a stratified random sample judged by people (<code>corpus-pipeline judge</code>). "
+               "Precision: the collected pages' maths share, stratified by score band. Recall: collected maths "
+               "pages over all maths pages, both stratified totals. 95% intervals: the 2.5–97.5 percentiles of a "
+               "simulation of each stratum's unjudged pages (a Beta posterior of its maths share, Binomial "
+               "draws). n: maths and not-maths verdicts behind the estimate (unsure ones are left out).</p>")
+    kappa = run.get("agreement") or []
+    judges = run.get("judges") or []
+    line = f"{run.get('judgements', 0)} judgements of {run.get('pages', 0)} pages by {len(judges)} " \
+           f"judge{'s' if len(judges) != 1 else ''}"
+    if kappa:
+        line += "; agreement: " + ", ".join(f"{k['judges'][0]} and {k['judges'][1]}: Cohen's kappa "
+                                           f"{k['kappa']:.2f} on {k['pages']} pages" for k in kappa)
+    out.append(f"<p>{_esc(line)}. Judgements never train the classifier.</p>")
+    for it in its:
+        j = it.get("judging")
+        i = it["iteration"]
+        if not j:
+            out.append(f"<h3>Iteration {i}</h3><p>No sample drawn for this iteration "
+                       f"(<code>corpus-pipeline judge RUN --iteration {i}</code>).</p>")
+            continue
+        out.append(f"<h3 id=\"judging-{i}\">Iteration {i}</h3>")
+        p, r = it.get("estimated_precision"), it.get("estimated_recall")
+        if p is None and r is None:
+            out.append(f"<p>{j['judged']} of the sample's pages judged, {j['to_judge']} left: no estimate yet "
+                       "(every stratum needs at least one verdict).</p>")
+        else:
+            has_truth = it.get("true_precision") is not None or it.get("true_recall") is not None
+            head = ["", "estimate", "95% interval", "n"] + (["true (labels)"] if has_truth else [])
+            rows = []
+            for name, e, t in (("precision", p, it.get("true_precision")), ("recall", r, it.get("true_recall"))):
+                row = [name, _interval(e), _ci(e), "–" if not e else e["n"]]
+                if has_truth:
+                    row.append(_pct(t) if t is None else f"{t:.3f}")
+                rows.append(row)
+            out.append(_table(head, rows))
+            if r is None:
+                out.append("<p>Recall needs a verdict in every uncollected stratum too.</p>")
+        if j.get("stopping"):
+            out.append(f"<p><b>{_esc(j['stopping'])}</b></p>")
+        more = j.get("more_for_recall_width") or {}
+        if more.get("total"):
+            by = ", ".join(f"{n} in {h}" for h, n in sorted(more["by_stratum"].items(), key=lambda x: -x[1]))
+            out.append(f"<p>For a recall interval of about ±{more['width']:.2f}: about {more['total']:,} more "
+                       f"judgements ({_esc(by)}).</p>")
+        out.append(_table(["stratum", "pages", "drawn", "judged", "n (maths or not)", "maths"],
+                          [[x["stratum"], f"{x['pages']:,}", x["drawn"], x["judged"], x["n"], x["maths"]]
+                           for x in j.get("strata", [])]))
+        if j.get("missed"):
+            out.append("<p>Estimated maths pages missed (not collected), per stratum:</p>" +
+                       _table(["stratum", "pages", "n", "maths in sample", "missed maths pages", "95% interval"],
+                              [[m["stratum"], f"{m['pages']:,}", m["n"], m["maths"], f"{m['missed']:,.0f}",
+                                f"{m['low']:,.0f} – {m['high']:,.0f}"] for m in j["missed"]]))
+    return "\n".join(out)

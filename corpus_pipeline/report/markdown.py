@@ -26,6 +26,17 @@ def render_markdown(s: dict) -> str:
         if it.get("drift_warning"):
             lines += ["", f"drift warning: iteration {it['iteration']} collected more pages than the one before "
                           "with the same seed"]
+    for it in s.get("iterations", []):
+        j = it.get("judging")
+        if not j:
+            continue
+        est = [f"{k} {e['value']:.3f} (95% {e['low']:.3f}-{e['high']:.3f}, n={e['n']})"
+               for k, e in (("precision", it.get("estimated_precision")), ("recall", it.get("estimated_recall"))) if e]
+        lines += ["", f"iteration {it['iteration']}, judged sample: " + ("; ".join(["estimated " + est[0]] + est[1:])
+                                                                         if est else f"{j['judged']} pages judged, "
+                                                                         "no estimate yet")]
+        if j.get("stopping"):
+            lines.append(j["stopping"])
     f = s.get("final") or {}
     from .html import _decon_sentence
 

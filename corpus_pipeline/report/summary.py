@@ -32,8 +32,24 @@ def _marks(run: RunFolder, i: int) -> tuple[list, list]:
              for m in marks], [m.path for m in rejected])
 
 
+def _judging(run: RunFolder) -> tuple[dict, dict]:
+    """(page verdicts, the run's judging summary) from RUN/judgements (empty when nobody judged)."""
+    from .. import judging as jg
+
+    try:
+        js = jg.read_judgements(run)
+    except Exception as e:  # noqa: BLE001 - a report never fails on a file people add to
+        return {}, {"judgements": 0, "error": str(e)}
+    return jg.page_verdicts(js), {"judgements": len(js), "pages": len({j["page_id"] for j in js}),
+                                  "judges": sorted({j["judge"] for j in js}), "agreement": jg.cohen_kappa(js),
+                                  "file": jg.judgements_path(run) if js else None}
+
+
 def build_summary(run: RunFolder) -> dict:
+    from .. import judging as jg
+
     iterations = []
+    verdicts, judging = _judging(run)
     nums = [i for i in run.iterations() if run.is_committed(run.iteration(i, "collected"))]
     for i in nums:
         col = run.counts(run.iteration(i, "collected"))
@@ -45,6 +61,7 @@ def build_summary(run: RunFolder) -> dict:
         ann = run.counts(run.iteration(i, "annotations"))
         scores = run.counts(run.iteration(i, "scores"))
         marks, rejected = _marks(run, i)
+        est = jg.iteration_estimates(run, i, verdicts)
         iterations.append({
             "iteration": i,
             "collected_pages": col.get("collected_pages", 0),
@@ -57,6 +74,9 @@ def build_summary(run: RunFolder) -> dict:
             "classifier": _classifier(model),
             "true_precision": ev["counts"].get("true_precision") if ev else None,
             "true_recall": ev["counts"].get("true_recall") if ev else None,
+            # from a judged random sample (`corpus-pipeline judge`); None until every stratum has a verdict
+            "estimated_precision": est["estimated_precision"] if est else None,
+            "estimated_recall": est["estimated_recall"] if est else None,
             # extensions
             "domains": dom.get("domains"),
             "top_flagged_domains": dom.get("top_flagged", []),
@@ -67,6 +87,7 @@ def build_summary(run: RunFolder) -> dict:
             "score_histogram": scores.get("histogram", []),
             "classifier_detail": {k: v for k, v in model.items() if k not in ("precision", "recall", "f1")},
             "seed_added_precision": nxt.get("seed_added_precision"),     # with labels only
+            "judging": est,        # strata, missed pages, flagged hosts' share, what more judging would buy
         })
     # an iteration whose collection grew while its seed did not: the classifier moved with no new evidence
     for prev, it in zip(iterations, iterations[1:]):
@@ -93,6 +114,8 @@ def build_summary(run: RunFolder) -> dict:
         "decontamination": fin.get("decontam"),
         # final.extractor: pages re-extracted, and why the others kept their bulk text
         "reextraction": fin.get("reextraction"),
+        # judgements of sampled pages (`corpus-pipeline judge`): how many, by whom, their agreement
+        "judging": judging,
     }
     return summary
 

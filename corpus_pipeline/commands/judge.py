@@ -1,0 +1,178 @@
+"""`corpus-pipeline judge RUN`: precision and recall estimated from a judged random sample.
+
+Draws (once per iteration, seed and margin) a stratified random sample of the iteration's pages
+with Spark (``spark/judge_sample.py``; strata, keys and sizes from ``judging.py``) and commits it
+as ``RUN/iter=NNN/judge_sample/``; judgements are data in ``RUN/judgements/judgements.jsonl``
+(page, verdict, who, when), shared by every iteration.  Then it prints the state of judging and
+rewrites the report, whose summary.json holds ``estimated_precision`` and ``estimated_recall``.
+
+``--serve`` starts the judging web page (``judge_web.py``) until Ctrl-C; ``--import F.jsonl`` adds
+another person's judgements, ``--export F.jsonl`` writes them all out.
+"""
+from __future__ import annotations
+
+import getpass
+import sys
+
+
+def add_arguments(p) -> None:
+    p.add_argument("run", metavar="RUN", help="run folder")
+    p.add_argument("--iteration", type=int, default=None, metavar="N",
+                   help="the iteration to sample (default: the latest with a committed collection)")
+    p.add_argument("--margin", type=float, default=0.05, metavar="M",
+                   help="95%% half-width asked for precision; sets the sample size (default 0.05)")
+    p.add_argument("--uncollected", type=int, default=None, metavar="K",
+                   help="judgements of uncollected pages, for recall (default: half the precision sample)")
+    p.add_argument("--seed", type=int, default=None, metavar="S", help="sampling seed (default loop.random_seed)")
+    p.add_argument("--judge", default=None, metavar="NAME", help="who judges (default: the user name)")
+    p.add_argument("--import", dest="import_file", default=None, metavar="F.jsonl",
+                   help="add the judgements of F.jsonl (another person's --export)")
+    p.add_argument("--export", dest="export_file", default=None, metavar="F.jsonl",
+                   help="write every judgement of the run to F.jsonl")
+    p.add_argument("--serve", action="store_true", help="start the judging web page (until Ctrl-C)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to bind with --serve (default 127.0.0.1, loopback only)")
+    p.add_argument("--port", type=int, default=8766, metavar="N", help="port for --serve (default 8766; 0: any free)")
+
+
+def plan(args, cfg) -> list[str]:
+    out = [f"draw (or reuse) the stratified sample of {args.run}'s iteration "
+           f"{args.iteration if args.iteration is not None else '(latest)'} for a precision margin of {args.margin}",
+           f"write it to {args.run}/iter=NNN/judge_sample/"]
+    if args.import_file:
+        out.append(f"add the judgements of {args.import_file} to {args.run}/judgements/judgements.jsonl")
+    if args.export_file:
+        out.append(f"write every judgement to {args.export_file}")
+    if args.serve:
+        out.append(f"serve the judging page on http://{args.host}:{args.port}/; saves go to "
+                   f"{args.run}/judgements/judgements.jsonl")
+    out.append(f"rewrite {args.run}/report with the estimates")
+    return out
+
+
+def _iteration(run, wanted):
+    its = [i for i in run.iterations() if run.is_committed(run.iteration(i, "collected"))]
+    if wanted is not None:
+        return wanted if wanted in its else None
+    return its[-1] if its else None
+
+
+def ensure_sample(spark, run, i: int, seed: int, margin: float, uncollected, log=print) -> dict:
+    """The iteration's sample stage: reused when drawn with the same seed and sizes, else drawn anew
+    (a new attempt; the old one stays valid until the new marker replaces it)."""
+    import json
+
+    from .. import fs as fsmod
+    from .. import judging as jg
+    from ..spark import judge_sample as js
+
+    path = run.iteration(i, jg.SAMPLE_STAGE)
+    config = {"seed": seed, "margin": margin, "uncollected": uncollected}
+    m = run.marker(path)
+    if m is not None and m.get("config") == config:
+        return m["counts"]
+    key = ((run.marker(run.iteration(i, "domains")) or {}).get("config") or {}).get("key", "host")
+
+    def build(attempt: str) -> dict:
+        df = js.frame(spark, run, i, key).cache()
+        try:
+            counts = js.strata_counts(df)
+            sizes = jg.allocate(counts, margin, uncollected)
+            rows = js.draw_sample(df, seed, sizes, counts)
+        finally:
+            df.unpersist()
+        run.fs.mkdirs(attempt)
+        run.fs.write_text(fsmod.join(attempt, jg.SAMPLE_FILE),
+                          "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in rows))
+        strata = {h: dict(c, k=sizes.get(h, 0)) for h, c in counts.items()}
+        return {"seed": seed, "margin": margin, "strata": strata, "pages": len(rows)}
+
+    log(f"judge: iteration {i}: drawing the sample (seed {seed}, margin {margin}) ...")
+    return run.stage(path, build, config=config, force=m is not None, log=log).counts
+
+
+def run(args, cfg) -> int:
+    from .. import fs as fsmod
+    from .. import judging as jg
+    from ..errors import InputFileError, UsageError
+    from ..jsonl import iter_jsonl
+    from ..report import write_report
+    from ..runfolder import RunFolder
+    from ..spark.session import get_spark
+
+    if not 0 < args.margin < 0.5:
+        raise UsageError(f"--margin: expected a half-width in (0, 0.5), got {args.margin}")
+    if args.uncollected is not None and args.uncollected < 0:
+        raise UsageError("--uncollected must be >= 0")
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port: expected 0..65535, got {args.port}")
+    if fsmod.is_local(args.run) and not RunFolder(args.run).fs.exists(RunFolder(args.run).uri):
+        raise UsageError(f"{args.run}: no such run folder")      # before the JVM starts
+    spark = get_spark(cfg.spark, quiet=True)
+    run_folder = RunFolder(args.run, spark)
+    if not run_folder.fs.exists(run_folder.uri):
+        raise UsageError(f"{args.run}: no such run folder")
+    i = _iteration(run_folder, args.iteration)
+    if i is None:
+        which = f"iteration {args.iteration}" if args.iteration is not None else "any iteration"
+        print(f"judge: {args.run} has no committed collection in {which}; nothing to sample", file=sys.stderr)
+        return 1
+    seed = cfg.loop.random_seed if args.seed is None else args.seed
+    judgements = jg.read_judgements(run_folder)
+    if args.import_file:
+        new = []
+        for n, obj in iter_jsonl(args.import_file):
+            try:
+                new.append(jg.check_judgement(obj, "judgement"))
+            except ValueError as e:
+                raise InputFileError(args.import_file, str(e), n) from None
+        merged = jg.merge(judgements, new)
+        jg.write_judgements(run_folder, merged)
+        print(f"judge: imported {len(merged) - len(judgements)} new judgements from {args.import_file} "
+              f"({len(new) - (len(merged) - len(judgements))} already there)")
+        judgements = merged
+    if args.export_file:
+        import json
+
+        with open(args.export_file, "w", encoding="utf-8") as f:
+            for j in judgements:
+                f.write(json.dumps(j, ensure_ascii=False, sort_keys=True) + "\n")
+        print(f"judge: exported {len(judgements)} judgements to {args.export_file}")
+    ensure_sample(spark, run_folder, i, seed, args.margin, args.uncollected)
+    if args.serve:
+        serve(args, run_folder, i, spark)
+        judgements = jg.read_judgements(run_folder)
+    est = jg.iteration_estimates(run_folder, i, jg.page_verdicts(judgements))
+    _print_state(i, est)
+    write_report(run_folder, spark=spark)
+    print(f"report: {run_folder.report_dir}/index.html")
+    return 0
+
+
+def _fmt(e) -> str:
+    if not e:
+        return "not yet (every stratum needs a verdict)"
+    return f"{e['value']:.3f} (95% {e['low']:.3f}-{e['high']:.3f}, n={e['n']})"
+
+
+def _print_state(i: int, est: dict) -> None:
+    print(f"judge: iteration {i}: {est['judged']} pages judged, {est['to_judge']} of the sample left")
+    for s in est["strata"]:
+        print(f"  {s['stratum']:<28} {s['pages']:>9} pages  {s['judged']:>4}/{s['drawn']:<4} judged  "
+              f"{s['maths']:>4} maths")
+    print(f"  estimated precision: {_fmt(est['estimated_precision'])}")
+    print(f"  estimated recall:    {_fmt(est['estimated_recall'])}")
+    if est.get("stopping"):
+        print(f"  {est['stopping']}")
+
+
+def serve(args, run_folder, i: int, spark) -> None:
+    from .. import judge_web as web
+    from ..annotate_web import serve_until_interrupted
+
+    judge = args.judge or getpass.getuser() or "judge"
+    view = web.build_view(run_folder, i, judge)
+    serve_until_interrupted(
+        lambda: web.JudgeServer(view, args.host, args.port), args.host, args.port, "judge",
+        lambda server: [f"serving iteration {i}'s sample ({len(view.pages)} pages) for {judge} at {server.url}",
+                        "open that URL in a browser; stop this with Ctrl-C to rewrite the report"])
