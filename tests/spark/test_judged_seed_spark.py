@@ -88,6 +88,9 @@ def test_judged_maths_pages_join_the_next_seed_only_when_asked(grown):
     assert added_off == {"a1": "path:h.org/a/", "a2": "path:h.org/a/"}
     assert "seed_added_judged" not in marker_off["counts"] and "judge" not in marker_off["config"]
     assert marker_off["counts"]["seed_added"] == 2 and marker_off["settings"]["judge.add_to_seed"] is False
+    # off: the marker's counts and config exactly as before the setting existed
+    assert set(marker_off["counts"]) == {"seed_positives", "seed_added", "seed_under_marks"}
+    assert set(marker_off["config"]) == {"annotate"}
 
 
 def test_a_later_iterations_sample_frame_leaves_the_judged_seed_pages_out(spark, grown):
