@@ -190,6 +190,13 @@ class DecontamConfig:
 
 
 @dataclass
+class JudgeConfig:
+    # true: pages judged maths (majority verdict, `corpus-pipeline judge`) join the next seed grown,
+    # and are left out of later iterations' judging sample frames; false: judgements never train
+    add_to_seed: bool = False
+
+
+@dataclass
 class FinalConfig:
     format: Literal["parquet", "jsonl.gz"] = "parquet"   # RUN/final/corpus: Parquet files or gzipped JSON lines
     # Re-extract the final corpus's pages from their WARC records with this extractor;
@@ -208,6 +215,7 @@ class Config:
     annotate: AnnotateConfig = field(default_factory=AnnotateConfig)
     loop: LoopConfig = field(default_factory=LoopConfig)
     decontam: DecontamConfig = field(default_factory=DecontamConfig)
+    judge: JudgeConfig = field(default_factory=JudgeConfig)
     final: FinalConfig = field(default_factory=FinalConfig)
 
     def to_dict(self) -> dict:

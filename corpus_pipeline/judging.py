@@ -469,4 +469,6 @@ def iteration_estimates(run, iteration: int, verdicts: dict) -> Optional[dict]:
         order.setdefault(r["stratum"], []).append(r["page_id"])
     out = estimates(counts["strata"], order, verdicts, seed=int(counts.get("seed", 0)))
     out.update(seed=counts.get("seed"), margin=counts.get("margin"))
+    if counts.get("excluded_seed_pages"):         # judged pages the seed trained on, not in the frame
+        out["excluded_seed_pages"] = counts["excluded_seed_pages"]
     return out

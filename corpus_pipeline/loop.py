@@ -352,7 +352,7 @@ class Loop:
 
     def grow_seed(self, i: int, pages, collected, seed, marks) -> None:
         from .spark.domains import addition_label_counts, checked_additions, pages_under_marks
-        from .spark.iteration import grow_seed
+        from .spark.iteration import JUDGED_SOURCE, grow_seed
 
         path = self.run.iteration(i + 1, "seed")
         if self.run.is_committed(path):
@@ -364,20 +364,39 @@ class Loop:
         added = checked_additions(under, scores, acfg.seed_min_score, acfg.max_seed_additions,
                                   pages if acfg.seed_markup_admits else None)
         merged, _fresh = grow_seed(seed, added)
+        config = {"annotate": {k: getattr(acfg, k) for k in
+                               ("seed_min_score", "max_seed_additions", "seed_markup_admits")}}
+        add_judged = self.cfg.judge.add_to_seed
+        if add_judged:
+            merged, config["judge"] = self._with_judged(i, pages, merged)
 
         def counts(df) -> dict:
             new = df.where(f"added_in = {i + 1}")
             out = {"seed_positives": df.count(), "seed_added": new.count(), "seed_under_marks": int(n_under)}
+            if add_judged:                         # pages judged maths that joined now (not under marks)
+                out["seed_added_judged"] = new.where(f"source = '{JUDGED_SOURCE}'").count()
             if self.labels() is not None:          # evaluation only: labels never feed a decision
                 out.update(addition_label_counts(new, pages, self.labels()))
             return out
 
-        res = self._write_stage(path, lambda: merged, schemas.SEED, counts,
-                                config={"annotate": {k: getattr(acfg, k) for k in
-                                                     ("seed_min_score", "max_seed_additions", "seed_markup_admits")}},
-                                stage=st.SEED)
+        res = self._write_stage(path, lambda: merged, schemas.SEED, counts, config=config, stage=st.SEED)
+        judged = (f", {res.counts.get('seed_added_judged')} of them judged maths" if add_judged else "")
         self.say(f"iteration {i}: path step adds {res.counts.get('seed_added')} pages to the seed of "
-                 f"iteration {i + 1}")
+                 f"iteration {i + 1}{judged}")
+
+    def _with_judged(self, i: int, pages, seed) -> tuple:
+        """``seed`` plus the pages judged maths (majority verdict) not in it yet (judge.add_to_seed),
+        and what the marker records of the judgements read (read through the run folder's fs)."""
+        import hashlib
+
+        from . import judging as jg
+        from .spark.iteration import grow_seed, judged_seed_rows
+
+        verdicts = jg.page_verdicts(jg.read_judgements(self.run))
+        maths = sorted(p for p, v in verdicts.items() if v == "math")
+        merged, _ = grow_seed(seed, judged_seed_rows(self.spark, pages, maths, i))
+        digest = hashlib.sha1("\n".join(maths).encode("utf-8")).hexdigest()   # which pages were offered
+        return merged, {"add_to_seed": True, "judged_maths_pages": len(maths), "judged_maths_digest": digest}
 
     def final(self, last: int):
         from .spark.io import write_table

@@ -86,7 +86,7 @@ INGEST = (EXTRACT, URL_DEDUP, EXACT_DEDUP, NEAR_DEDUP, PAGES_DUPLICATES, PAGES_S
 
 # per iteration, in order (the seed of i+1 is built at the end of iteration i)
 SEED = Stage("seed", "{iter}/seed", schemas.SEED, keys=("annotate.seed_min_score", "annotate.max_seed_additions",
-                                                        "annotate.seed_markup_admits"))
+                                                        "annotate.seed_markup_admits", "judge.add_to_seed"))
 MODEL = Stage("model", "{iter}/model", None, keys=("classifier.*", "loop.random_seed"),
               exclude=("classifier.score_batch_size",))
 SCORES = Stage("scores", "{iter}/scores", schemas.SCORES)

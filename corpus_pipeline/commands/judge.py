@@ -68,13 +68,18 @@ def ensure_sample(spark, run, i: int, seed: int, margin: float, uncollected, log
 
     path = run.iteration(i, jg.SAMPLE_STAGE)
     config = {"seed": seed, "margin": margin, "uncollected": uncollected}
+    # judged pages the iteration's seed trained on (judge.add_to_seed) are left out of the frame
+    exclude = js.judged_seed_pages(spark, run, i)
+    n_excluded = exclude.count() if exclude is not None else 0
+    if n_excluded:
+        config["excluded_seed_pages"] = n_excluded        # absent when none: samples drawn before stay valid
     m = run.marker(path)
     if m is not None and m.get("config") == config:
         return m["counts"]
     key = ((run.marker(run.iteration(i, "domains")) or {}).get("config") or {}).get("key", "host")
 
     def build(attempt: str) -> dict:
-        df = js.frame(spark, run, i, key).cache()
+        df = js.frame(spark, run, i, key, exclude if n_excluded else None).cache()
         try:
             counts = js.strata_counts(df)
             sizes = jg.allocate(counts, margin, uncollected)
@@ -85,7 +90,10 @@ def ensure_sample(spark, run, i: int, seed: int, margin: float, uncollected, log
         run.fs.write_text(fsmod.join(attempt, jg.SAMPLE_FILE),
                           "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in rows))
         strata = {h: dict(c, k=sizes.get(h, 0)) for h, c in counts.items()}
-        return {"seed": seed, "margin": margin, "strata": strata, "pages": len(rows)}
+        out = {"seed": seed, "margin": margin, "strata": strata, "pages": len(rows)}
+        if n_excluded:
+            out["excluded_seed_pages"] = n_excluded
+        return out
 
     log(f"judge: iteration {i}: drawing the sample (seed {seed}, margin {margin}) ...")
     return run.stage(path, build, config=config, force=m is not None, log=log).counts

@@ -351,7 +351,12 @@ def judging_section(s: dict) -> str:
     if kappa:
         line += "; agreement: " + ", ".join(f"{k['judges'][0]} and {k['judges'][1]}: Cohen's kappa "
                                            f"{k['kappa']:.2f} on {k['pages']} pages" for k in kappa)
-    out.append(f"<p>{_esc(line)}. Judgements never train the classifier.</p>")
+    if run.get("added_to_seed") is None:
+        out.append(f"<p>{_esc(line)}. Judgements never train the classifier.</p>")
+    else:
+        out.append(f"<p>{_esc(line)}. With <code>judge.add_to_seed = true</code>, {run['added_to_seed']:,} pages "
+                   "judged maths joined the seed (they train later iterations' classifiers) and are left out of "
+                   "later iterations' sample frames: their being collected says nothing about the classifier.</p>")
     for it in its:
         j = it.get("judging")
         i = it["iteration"]
@@ -360,6 +365,10 @@ def judging_section(s: dict) -> str:
                        f"(<code>corpus-pipeline judge RUN --iteration {i}</code>).</p>")
             continue
         out.append(f"<h3 id=\"judging-{i}\">Iteration {i}</h3>")
+        if j.get("excluded_seed_pages"):
+            out.append(f"<p>{j['excluded_seed_pages']:,} judged pages this iteration's seed trained on "
+                       "(<code>judge.add_to_seed</code>) are not in its sample frame: the estimates are about "
+                       "the other pages.</p>")
         p, r = it.get("estimated_precision"), it.get("estimated_recall")
         if p is None and r is None:
             out.append(f"<p>{j['judged']} of the sample's pages judged, {j['to_judge']} left: no estimate yet "

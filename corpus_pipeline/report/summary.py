@@ -89,12 +89,21 @@ def build_summary(run: RunFolder) -> dict:
             "seed_added_precision": nxt.get("seed_added_precision"),     # with labels only
             "judging": est,        # strata, missed pages, flagged hosts' share, what more judging would buy
         })
+        if "seed_added_judged" in nxt:     # judge.add_to_seed: pages judged maths that joined the next seed
+            iterations[-1]["seed_added_judged"] = nxt["seed_added_judged"]
     # an iteration whose collection grew while its seed did not: the classifier moved with no new evidence
     for prev, it in zip(iterations, iterations[1:]):
         it["drift_warning"] = (it["collected_pages"] > prev["collected_pages"]
                                and it["seed_positives"] <= prev["seed_positives"])
     if iterations:
         iterations[0]["drift_warning"] = False
+    added = [it["seed_added_judged"] for it in iterations if "seed_added_judged" in it]
+    if added:                              # judge.add_to_seed was set when a seed was grown
+        judging["added_to_seed"] = sum(added)
+    excluded = {it["iteration"]: it["judging"]["excluded_seed_pages"] for it in iterations
+                if (it.get("judging") or {}).get("excluded_seed_pages")}
+    if excluded:                           # judged seed pages left out of those iterations' sample frames
+        judging["excluded_seed_pages"] = excluded
     state = run.read_json(run.path("loop.json"), {}) or {}
     fin = run.counts(run.final("corpus")) if run.is_committed(run.final("corpus")) else {}
     pages = run.marker(run.pages) or {}

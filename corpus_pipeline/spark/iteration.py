@@ -45,6 +45,30 @@ def seed_corpus_df(spark, texts, iteration: int = 1):
     return rows_to_df(spark, rows, schemas.SEED, num_slices=n)
 
 
+JUDGED_SOURCE = "judged"       # seed rows of pages a person judged maths (judge.add_to_seed)
+
+
+def judged_seed_rows(spark, pages_df, page_ids, iteration: int):
+    """SEED rows of iteration ``iteration + 1`` for the pages judged maths (``page_ids``, a driver-side
+    list: one per judged page, a few thousand at most) that are pages of the run; ``source`` is
+    :data:`JUDGED_SOURCE`, ``text`` null (joined later, as for pages under marks)."""
+    from pyspark.sql import functions as F
+
+    ids = rows_to_df(spark, [(p,) for p in sorted(set(page_ids))], "page_id STRING")
+    return pages_df.select("page_id").join(F.broadcast(ids), "page_id").select(
+        F.concat(F.lit("p:"), F.col("page_id")).alias("seed_id"),
+        F.col("page_id"),
+        F.lit(JUDGED_SOURCE).alias("source"),
+        F.lit(int(iteration) + 1).cast("int").alias("added_in"),
+        F.lit(None).cast("string").alias("text"),
+    )
+
+
+def judged_seed_page_ids(seed_df):
+    """The page ids of a seed that joined it as judged pages (``page_id`` column)."""
+    return seed_df.where(f"source = '{JUDGED_SOURCE}' AND page_id IS NOT NULL").select("page_id").distinct()
+
+
 def grow_seed(seed_df, added_df):
     """seed(i+1) = seed(i) plus pages added by the path step that are not seeds already."""
     fresh = added_df.join(seed_df.select("seed_id"), on="seed_id", how="left_anti")

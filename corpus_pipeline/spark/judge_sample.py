@@ -32,14 +32,29 @@ def key_col(seed: int, page_id):
     return F.conv(F.substring(F.sha2(F.concat(F.lit(f"{seed}:"), page_id), 256), 1, 15), 16, 10).cast("decimal(20,0)")
 
 
-def frame(spark, run, iteration: int, domain_key: str = "host"):
-    """page_id, url, host, title, text, score, collected, flagged, stratum of every page."""
+def judged_seed_pages(spark, run, iteration: int):
+    """page_id of the pages that joined the iteration's seed as judged maths (``judge.add_to_seed``;
+    none unless it was set), or None when the iteration's seed is not committed."""
+    from .iteration import judged_seed_page_ids
+
+    path = run.iteration(iteration, "seed")
+    if not run.is_committed(path):
+        return None
+    return judged_seed_page_ids(read_table(spark, run.data(path), schemas.SEED))
+
+
+def frame(spark, run, iteration: int, domain_key: str = "host", exclude=None):
+    """page_id, url, host, title, text, score, collected, flagged, stratum of every page, less the
+    pages of ``exclude`` (a ``page_id`` DataFrame: the judged pages the iteration's seed trained on,
+    whose being collected is no evidence about the classifier)."""
     from pyspark.sql import functions as F
 
     from .domains import _with_key
 
     pages = read_table(spark, run.data(run.pages), schemas.PAGES).select(
         "page_id", "url", F.lower(F.col("host")).alias("host"), "title", "text")
+    if exclude is not None:
+        pages = pages.join(exclude.select("page_id"), "page_id", "left_anti")
     scores = read_table(spark, run.data(run.iteration(iteration, "scores")), schemas.SCORES)
     collected = (read_table(spark, run.data(run.iteration(iteration, "collected")), schemas.COLLECTED)
                  .select("page_id").distinct().withColumn("_c", F.lit(True)))
