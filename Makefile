@@ -4,7 +4,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEMO_DIR ?= demo_out
 DEMO_PAGES ?= 3000
-# the suite runs on this many pytest-xdist workers (tests/conftest.py groups the tests per file)
+# test-fast runs on this many pytest-xdist workers (tests/conftest.py groups the tests per file); the Spark
+# suites run in one process: their local[2] sessions already keep both cores busy (measured: two workers
+# ran make test slower, every core busy, two JVMs compiling and collecting side by side)
 TEST_WORKERS ?= 2
 PYTEST_XDIST = -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 export SPARK_LOCAL_IP ?= 127.0.0.1
@@ -21,7 +23,7 @@ $(BIN)/corpus-pipeline: pyproject.toml
 setup: $(BIN)/corpus-pipeline
 
 test: setup
-	$(BIN)/python -m pytest -q -rs --durations=30 $(PYTEST_XDIST)
+	$(BIN)/python -m pytest -q -rs --durations=30
 
 test-fast: setup
 	$(BIN)/python -m pytest -q $(PYTEST_XDIST) -m "not spark and not cluster and not slow"
@@ -38,7 +40,7 @@ $(VENV35)/bin/corpus-pipeline: pyproject.toml
 #  the uninterrupted run; its reruns, kill/resume, manual annotation and bad inputs drive the same Spark
 #  calls (decontamination's are in the Spark tests) and run on 4.x only)
 test-spark35: $(VENV35)/bin/corpus-pipeline
-	PYSPARK_PYTHON=$(abspath $(VENV35)/bin/python) $(VENV35)/bin/python -m pytest -q -rs --durations=15 $(PYTEST_XDIST) -m "spark and not slow" tests
+	PYSPARK_PYTHON=$(abspath $(VENV35)/bin/python) $(VENV35)/bin/python -m pytest -q -rs --durations=15 -m "spark and not slow" tests
 	PYSPARK_PYTHON=$(abspath $(VENV35)/bin/python) $(VENV35)/bin/python -m pytest -q -rs --durations=15 tests/e2e/test_loop_e2e.py \
 		-k "uninterrupted"
 
