@@ -6,7 +6,7 @@ DEMO_DIR ?= demo_out
 DEMO_PAGES ?= 3000
 # test-fast runs on this many pytest-xdist workers (tests/conftest.py groups the tests per file); the Spark
 # suites run in one process: their local[2] sessions already keep both cores busy (measured: two workers
-# ran make test slower, every core busy, two JVMs compiling and collecting side by side)
+# ran make test no faster, every core busy, two JVMs compiling and collecting side by side)
 TEST_WORKERS ?= 2
 PYTEST_XDIST = -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 export SPARK_LOCAL_IP ?= 127.0.0.1
