@@ -23,7 +23,7 @@ $(BIN)/corpus-pipeline: pyproject.toml
 setup: $(BIN)/corpus-pipeline
 
 test: setup
-	$(BIN)/python -m pytest -q -rs --durations=30
+	$(BIN)/python -m pytest -q -rs --durations=30 $(PYTEST_XDIST)
 
 test-fast: setup
 	$(BIN)/python -m pytest -q $(PYTEST_XDIST) -m "not spark and not cluster and not slow"
