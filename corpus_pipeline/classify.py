@@ -26,12 +26,11 @@ import time
 import unicodedata
 from typing import Iterable, Optional, Sequence
 
+from .classifiers import LABEL_MATH, LABEL_OTHER, MODEL_FILE  # noqa: F401  (used as C.LABEL_MATH ...)
 from .config import ClassifierConfig
+from .sparkhash import unit_interval
 from .text import CJK_RANGES
 
-LABEL_MATH = "__label__math"
-LABEL_OTHER = "__label__other"
-MODEL_FILE = "model.bin"
 METRICS_FILE = "metrics.json"
 EVAL_THRESHOLD = 0.5
 NAN_ATTEMPTS = 8          # training attempts when fastText reports a spurious NaN (see train_model)
@@ -94,11 +93,15 @@ def _hash01(*parts) -> float:
 
 def split_holdout(texts: Sequence[str], fraction: float, random_seed: int, label: str
                   ) -> tuple[list[str], list[str]]:
-    """(train, held-out): a text is held out when a hash of (seed, label, text)
-    falls under ``fraction``.  Independent of input order; duplicates stay together."""
+    """(train, held-out): a text is held out when Spark's ``xxhash64(seed, "holdout", label, text)``,
+    read as a number in [0, 1), falls under ``fraction``; ``label`` is the class's fastText label.
+    The loop's Spark step (:func:`corpus_pipeline.spark.classify.write_training_files`) uses the same
+    expression, so ``train`` and ``run`` hold out the same documents.  Independent of input order;
+    duplicates stay together."""
     train, hold = [], []
     for t in texts:
-        (hold if fraction > 0 and _hash01(random_seed, "holdout", label, t) < fraction else train).append(t)
+        (hold if fraction > 0 and unit_interval(int(random_seed), "holdout", label, t) < fraction
+         else train).append(t)
     return train, hold
 
 
@@ -373,8 +376,8 @@ def train_and_evaluate(pos_texts: Sequence[str], neg_texts: Sequence[str], cfg: 
 
     pos = [t for t in pos_texts if t and t.strip()]
     neg = [t for t in neg_texts if t and t.strip()]
-    pos_tr, pos_ho = split_holdout(pos, cfg.holdout_fraction, random_seed, "pos")
-    neg_tr, neg_ho = split_holdout(neg, cfg.holdout_fraction, random_seed, "neg")
+    pos_tr, pos_ho = split_holdout(pos, cfg.holdout_fraction, random_seed, LABEL_MATH)
+    neg_tr, neg_ho = split_holdout(neg, cfg.holdout_fraction, random_seed, LABEL_OTHER)
     lines = training_lines(pos_tr, neg_tr, cfg, random_seed)
     if {ln.split(" ", 1)[0] for ln in lines} != {LABEL_MATH, LABEL_OTHER}:
         raise ValueError("training needs at least one non-empty positive and one non-empty negative text")

@@ -66,13 +66,15 @@ def test_prepare_truncates_consistently_and_is_one_line():
 
 def test_split_holdout_is_order_independent():
     texts = [f"document number {i}" for i in range(400)]
-    tr, ho = C.split_holdout(texts, 0.25, 7, "pos")
-    tr2, ho2 = C.split_holdout(list(reversed(texts)), 0.25, 7, "pos")
+    tr, ho = C.split_holdout(texts, 0.25, 7, C.LABEL_MATH)
+    tr2, ho2 = C.split_holdout(list(reversed(texts)), 0.25, 7, C.LABEL_MATH)
     assert sorted(ho) == sorted(ho2) and sorted(tr) == sorted(tr2)
     assert 60 < len(ho) < 140                            # about a quarter
-    _, ho3 = C.split_holdout(texts, 0.25, 8, "pos")
+    _, ho3 = C.split_holdout(texts, 0.25, 8, C.LABEL_MATH)
     assert set(ho3) != set(ho)                           # the seed matters
-    assert C.split_holdout(texts, 0.0, 7, "pos") == (texts, [])
+    assert C.split_holdout(texts, 0.0, 7, C.LABEL_MATH) == (texts, [])
+    _, ho4 = C.split_holdout(texts, 0.25, 7, C.LABEL_OTHER)
+    assert set(ho4) != set(ho)                           # so does the class
 
 
 def test_training_lines_chunks_balance_and_order():

@@ -165,6 +165,12 @@ def test_training_set_caps_and_files_do_not_depend_on_partitioning(spark, data, 
     assert counts["train_positives"] + counts["holdout_positives"] == 17
     assert counts["train_negatives"] + counts["holdout_negatives"] == 9
     assert len(held.splitlines()) == counts["holdout_positives"] + counts["holdout_negatives"]
+    # `corpus-pipeline train` (in memory) holds out exactly the documents the loop's Spark step holds out
+    expected = []
+    for label, docs in ((C.LABEL_MATH, pos), (C.LABEL_OTHER, neg)):
+        _, ho = C.split_holdout([t for _, t in docs], cfg.holdout_fraction, 9, label)
+        expected += [f"{label} {C.prepare(t, cfg.max_words)}" for t in ho]
+    assert expected and sorted(held.splitlines()) == sorted(expected)
     # another seed: another order
     pos2, neg2, _ = training_sets(spark, data["pages_df"], data["seed_df"], cfg, 10)
     assert _texts(pos2) != pos
