@@ -62,7 +62,7 @@ from typing import Iterable, Optional
 import numpy as np
 
 from .errors import InputFileError
-from .text import TokenHashCache, blake64
+from .text import CJK_RANGES, TokenHashCache, blake64
 
 # ---------------------------------------------------------------- actions and reasons
 SEGMENT_REMOVED = "segment_removed"
@@ -77,11 +77,8 @@ R_SHORT = "short_exact_match"             # page contains a whole short benchmar
 R_TOO_SHORT = "too_short_after_cleaning"  # what remained after removing lines was too short
 
 # ---------------------------------------------------------------- normalization
-# CJK ideographs (basic, ext A, ext B-F, compatibility), kana and hangul: one gram per character.
-_CJK = (
-    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-    "\U00020000-\U0002ebef\U00030000-\U0003134f"
-)
+# CJK ideographs, kana and hangul (text.CJK_RANGES): one gram per character.
+_CJK = CJK_RANGES
 # A token: one CJK character, or a run of letters/digits (\w minus "_" minus CJK).
 _TOKEN_RE = re.compile(f"[{_CJK}]|[^\\W_{_CJK}]+")
 # pages: the same, with line breaks as markers and a TeX command's backslash kept (notation, not a word)

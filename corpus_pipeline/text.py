@@ -4,13 +4,16 @@ from __future__ import annotations
 import hashlib
 import re
 
-# CJK ideographs (incl. extensions A/B...), kana, hangul: each character is one token.
+# CJK ideographs, kana, hangul: each character is one token (the classifier's, the decontamination's
+# and the token counts' one definition).
 CJK_RANGES = (
-    "\u3040-\u30ff"   # hiragana, katakana
-    "\u3400-\u4dbf"   # CJK ext A
-    "\u4e00-\u9fff"   # CJK unified
-    "\uf900-\ufaff"   # compatibility ideographs
-    "\uac00-\ud7af"   # hangul syllables
+    "\u3040-\u30ff"                   # hiragana, katakana
+    "\u3400-\u4dbf"                   # CJK ext A
+    "\u4e00-\u9fff"                   # CJK unified
+    "\uf900-\ufaff"                   # compatibility ideographs
+    "\uac00-\ud7af"                   # hangul syllables
+    "\U00020000-\U0002ebef"           # CJK ext B-F
+    "\U00030000-\U0003134f"           # CJK ext G
 )
 _CJK = re.compile(f"[{CJK_RANGES}]")
 _TOKEN = re.compile(f"[{CJK_RANGES}]|[^\\s{CJK_RANGES}]+")
