@@ -214,7 +214,7 @@ class Loop:
         """Run iteration i; returns (stop reason or None, collected_df)."""
         from .spark.classify import score_pages, select_pages, train_iteration
         from .spark.domains import domain_stats
-        from .spark.iteration import label_metrics, overlap_counts, score_histogram
+        from .spark.iteration import domain_counts, label_metrics, overlap_counts, score_histogram
 
         cfg, run = self.cfg, self.run
         seed = self._read(run.iteration(i, "seed"), schemas.SEED)
@@ -265,7 +265,7 @@ class Loop:
 
         dres = self._write_stage(run.iteration(i, "domains"),
                                  lambda: domain_stats(self.spark, pages, collected, cfg.domains), schemas.DOMAINS,
-                                 _domain_counts, config={"domains": cfg.section("domains")}, stage=st.DOMAINS)
+                                 domain_counts, config={"domains": cfg.section("domains")}, stage=st.DOMAINS)
         self.say(f"iteration {i}: {dres.counts.get('flagged_domains')} of {dres.counts.get('domains')} "
                  f"domains flagged")
 
@@ -400,7 +400,7 @@ class Loop:
 
     def final(self, last: int):
         from .spark.io import write_table
-        from .spark.iteration import final_corpus_df, read_final_corpus, write_final_corpus
+        from .spark.iteration import corpus_counts, final_corpus_df, read_final_corpus, write_final_corpus
 
         run = self.run
         pages = self._read(run.pages, schemas.PAGES)
@@ -432,7 +432,7 @@ class Loop:
         if not self.inp.benchmarks:
             def build(staging):
                 write_final_corpus(corpus, staging, fmt)
-                return {**_corpus_counts(read_final_corpus(self.spark, staging, fmt)),
+                return {**corpus_counts(read_final_corpus(self.spark, staging, fmt)),
                         "pages_removed_by_decontamination": None, "segments_removed": None, **reextraction()}
 
             res = run.stage(target, build, config=cfg_record, log=self.say, settings=self._settings(st.CORPUS))
@@ -456,7 +456,7 @@ class Loop:
                 contam = self._read(run.final("contamination"), schemas.CONTAMINATION)
                 removed = contam.where("action = 'page_removed'").select("page_id").distinct().count()
                 segs = contam.where("action = 'segment_removed'").count()
-                return {**_corpus_counts(read_final_corpus(self.spark, staging, fmt)),
+                return {**corpus_counts(read_final_corpus(self.spark, staging, fmt)),
                         "pages_removed_by_decontamination": int(removed), "segments_removed": int(segs),
                         "decontam": result.counts, **reextraction()}
 
@@ -496,22 +496,6 @@ class Loop:
         self.final(i)
         self.run.write_json(self.run.path("loop.json"), state)
         return LoopOutcome(reason, i)
-
-
-def _corpus_counts(df) -> dict:
-    from pyspark.sql import functions as F
-
-    r = df.agg(F.count("*").alias("n"), F.coalesce(F.sum("n_tokens"), F.lit(0)).alias("t")).first()
-    return {"pages": int(r["n"]), "tokens": int(r["t"])}
-
-
-def _domain_counts(df) -> dict:
-    from pyspark.sql import functions as F
-
-    n = df.count()
-    flagged = df.where(F.col("flagged"))
-    top = [r.asDict() for r in flagged.orderBy(F.desc("collected"), F.asc("host")).limit(15).collect()]
-    return {"domains": n, "flagged_domains": flagged.count(), "top_flagged": top}
 
 
 def _f(x) -> str:

@@ -166,7 +166,7 @@ class RunFolder:
         """Remove leftovers of failed attempts at ``path``: every attempt folder the
         marker does not name (all of them, and anything else, when uncommitted)."""
         parent, name = path.rsplit("/", 1)
-        for entry in self.fs.listdir(parent):     # the old protocol's staging folders
+        for entry in self.fs.listdir(parent):     # staging folders a run of an earlier release left
             if entry.startswith(name + ".inprogress-"):
                 self.fs.delete(fsmod.join(parent, entry))
         m = self.marker(path)

@@ -210,8 +210,8 @@ def check_seed_source(source: str) -> None:
 def source_digest(source: Optional[str], spark=None) -> Optional[str]:
     """An identity of a seed (or labels) source for ``run.json``, without loading it whole.
 
-    Local: SHA-1 streamed over the files in 1 MB blocks (one file: the SHA-1 of its bytes,
-    as before; several: of their relative names, sizes and bytes).  Remote (a Hadoop URI):
+    Local: SHA-1 streamed over the files in 1 MB blocks (one file: the SHA-1 of its bytes;
+    several: of their relative names, sizes and bytes).  Remote (a Hadoop URI):
     SHA-1 of every file's path, size and modification time from one listing -- reading a
     terabyte seed on an object store to hash it would cost more than the run's first
     stage, and a rewritten file changes its size or time.  Unlistable: the source name."""

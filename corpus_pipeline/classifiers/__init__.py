@@ -30,15 +30,16 @@ REGISTRY = {
     "fasttext": "corpus_pipeline.classifiers.fasttext:FastTextClassifier",
 }
 
-LABEL_MATH = "__label__math"
+LABEL_MATH = "__label__math"      # the training and held-out files' two labels
 LABEL_OTHER = "__label__other"
+MODEL_FILE = "model.bin"          # what every kind writes into the model folder (the contract)
 
 
 class Classifier:
     """Base class: subclasses implement train, load and predict."""
 
     kind = ""
-    model_file = "model.bin"
+    model_file = MODEL_FILE
 
     def train(self, train_file: str, model_file: str, cfg) -> dict:
         raise NotImplementedError

@@ -13,7 +13,6 @@ from . import Classifier
 
 class FastTextClassifier(Classifier):
     kind = "fasttext"
-    model_file = "model.bin"
 
     def train(self, train_file: str, model_file: str, cfg) -> dict:
         from .. import classify as C

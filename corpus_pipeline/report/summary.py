@@ -139,7 +139,7 @@ def write_report(run: RunFolder, echo: Optional[callable] = None, spark=None) ->
     summary = build_summary(run)
     spark = spark if spark is not None else getattr(run, "_spark", None)
     if spark is not None and run.is_committed(run.pages):
-        from .details import collect_details
+        from ..spark.report_details import collect_details
 
         summary["details"] = collect_details(spark, run)
     out = run.report_dir

@@ -177,3 +177,21 @@ def read_final_corpus(spark, path: str, fmt: str = "parquet"):
     if fmt == "jsonl.gz":
         return spark.read.schema(struct(schemas.FINAL_CORPUS)).json(fsmod.to_spark_uri(path))
     return read_table(spark, path, schemas.FINAL_CORPUS)
+
+
+def corpus_counts(df) -> dict:
+    """The final corpus marker's counts: pages and tokens."""
+    from pyspark.sql import functions as F
+
+    r = df.agg(F.count("*").alias("n"), F.coalesce(F.sum("n_tokens"), F.lit(0)).alias("t")).first()
+    return {"pages": int(r["n"]), "tokens": int(r["t"])}
+
+
+def domain_counts(df) -> dict:
+    """The domains marker's counts: domains, flagged domains, the 15 flagged with most collected pages."""
+    from pyspark.sql import functions as F
+
+    n = df.count()
+    flagged = df.where(F.col("flagged"))
+    top = [r.asDict() for r in flagged.orderBy(F.desc("collected"), F.asc("host")).limit(15).collect()]
+    return {"domains": n, "flagged_domains": flagged.count(), "top_flagged": top}

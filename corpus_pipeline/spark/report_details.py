@@ -2,7 +2,8 @@
 sample pages per iteration, the seed growth each mark caused, near-duplicate examples,
 decontamination removals with their benchmark item, pages per language.
 
-Human-scale: a few rows per section reach the driver (``spark/inspect.py``).
+Human-scale: a few rows per section reach the driver (``spark/inspect.py``). Called by
+:func:`corpus_pipeline.report.summary.build_summary` when a session is at hand.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ def _mark_growth(spark, run, i: int) -> dict:
     """``{"<host><prefix>": pages}``: seed rows of iteration i+1 that the path step added for each mark."""
     from pyspark.sql import functions as F
 
-    from ..spark.io import read_table
+    from .io import read_table
 
     nxt = run.iteration(i + 1, "seed")
     if not run.is_committed(nxt):
@@ -30,8 +31,8 @@ def _mark_growth(spark, run, i: int) -> dict:
 def _languages(spark, path: str, fmt: str = "parquet") -> dict:
     from pyspark.sql import functions as F
 
-    from ..spark.iteration import read_final_corpus
-    from ..spark.io import read_table
+    from .iteration import read_final_corpus
+    from .io import read_table
 
     df = read_final_corpus(spark, path, fmt) if fmt != "pages" else read_table(spark, path, schemas.PAGES)
     if "lang" not in df.columns:
@@ -42,7 +43,7 @@ def _languages(spark, path: str, fmt: str = "parquet") -> dict:
 
 def collect_details(spark, run, cfg=None) -> dict:
     """Everything the readable report shows beyond the markers' counts."""
-    from ..spark import inspect as I
+    from . import inspect as I
 
     out: dict = {"iterations": {}}
     if not run.is_committed(run.pages):
