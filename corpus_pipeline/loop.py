@@ -79,6 +79,10 @@ def _file_digest(path: Optional[str]) -> Optional[str]:
     """Streamed (never loaded whole); a remote folder by its listing: seeds.source_digest."""
     from .seeds import source_digest
 
+    if path and not fsmod.is_local(path):
+        from .spark.seeds import remote_listing
+
+        return source_digest(path, remote_listing)
     return source_digest(path)
 
 

@@ -24,7 +24,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from .errors import InputFileError
 from .jsonl import iter_jsonl  # noqa: F401 (re-exported: commands/score.py)
@@ -207,12 +207,12 @@ def check_seed_source(source: str) -> None:
         source_format(source, local_source_files(source))
 
 
-def source_digest(source: Optional[str], spark=None) -> Optional[str]:
+def source_digest(source: Optional[str], list_remote: Optional[Callable] = None) -> Optional[str]:
     """An identity of a seed (or labels) source for ``run.json``, without loading it whole.
 
     Local: SHA-1 streamed over the files in 1 MB blocks (one file: the SHA-1 of its bytes;
-    several: of their relative names, sizes and bytes).  Remote (a Hadoop URI):
-    SHA-1 of every file's path, size and modification time from one listing -- reading a
+    several: of their relative names, sizes and bytes).  Remote (a Hadoop URI): SHA-1 of every
+    file's (path, size, modification time) as ``list_remote(source)`` lists them -- reading a
     terabyte seed on an object store to hash it would cost more than the run's first
     stage, and a rewritten file changes its size or time.  Unlistable: the source name."""
     import hashlib
@@ -234,10 +234,10 @@ def source_digest(source: Optional[str], spark=None) -> Optional[str]:
                     for block in iter(lambda: fh.read(1 << 20), b""):
                         h.update(block)
             return h.hexdigest()[:16]
-        from .spark.seeds import remote_listing
-
+        if list_remote is None:
+            return source
         h = hashlib.sha1(b"listing\x1f")
-        for path, size, mtime in remote_listing(source, spark):
+        for path, size, mtime in list_remote(source):
             h.update(f"{path}\x1f{size}\x1f{mtime}\n".encode("utf-8"))
         return h.hexdigest()[:16]
     except Exception:  # noqa: BLE001 - missing or unlistable: identify by name only

@@ -92,8 +92,7 @@ def resolve(inputs: list[str], cfg, spark=None, list_hadoop: bool = True) -> lis
         if not src:
             raise UsageError("ingest: empty --input")
         if manifest.is_manifest(src):
-            refs = manifest.read(src, cfg)
-            refs = manifest.read(src, cfg, spark)
+            refs = read_manifest(src, cfg, spark)
         elif kind(src) == "s3":
             refs = s3.resolve(src, cfg, WARC_SUFFIXES)
         elif kind(src) == "http":
@@ -117,6 +116,35 @@ def resolve(inputs: list[str], cfg, spark=None, list_hadoop: bool = True) -> lis
             if bad:
                 raise local_paths_error(bad, master)
     return out
+
+
+def read_manifest(src: str, cfg, spark=None) -> list[str]:
+    """The file references a ``warc.paths`` manifest lists (UsageError when it cannot be read).
+
+    The manifest may be local, on S3, on HTTP or on a Hadoop filesystem (read on the driver through
+    ``spark``'s JVM, or the active session's).
+    """
+    import io
+    import os
+
+    ref = src
+    if "://" not in src or src.startswith("file://"):
+        path = local.strip_file_scheme(src)
+        if not os.path.isfile(path):
+            raise UsageError(f"{src}: manifest not found")
+        ref = os.path.abspath(path)
+    try:
+        if kind(ref) == "hadoop":
+            from ..fs import HadoopFS
+
+            raw = io.BytesIO(HadoopFS(spark).read_bytes(ref))
+        else:
+            raw = open_stream(ref, cfg)
+    except FileNotFoundError as e:
+        raise UsageError(f"{src}: manifest not found") from e
+    except Exception as e:  # noqa: BLE001
+        raise UsageError(f"{src}: cannot open manifest: {e}") from e
+    return manifest.parse_stream(raw, src, cfg.manifest_base)
 
 
 def open_stream(ref: str, cfg, start: int = 0, counts: Optional[Counts] = None) -> BinaryIO:

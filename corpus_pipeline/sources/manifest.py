@@ -14,7 +14,7 @@ import gzip
 import io
 import os
 
-from ..errors import InputFileError, UsageError
+from ..errors import InputFileError
 
 
 def is_manifest(src: str) -> bool:
@@ -44,36 +44,13 @@ def parse_lines(lines, base: str) -> list[str]:
     return out
 
 
-def read(src: str, cfg, spark=None) -> list[str]:
-    """The file references a manifest lists (UsageError when it cannot be read).
-
-    Hadoop URIs are read on the driver through the JVM (``spark``, or the active session).
-    """
-    from . import kind, local, open_stream
-
-    ref = src
-    if "://" not in src or src.startswith("file://"):
-        path = local.strip_file_scheme(src)
-        if not os.path.isfile(path):
-            raise UsageError(f"{src}: manifest not found")
-        ref = os.path.abspath(path)
-    try:
-        if kind(ref) == "hadoop":
-            from ..fs import HadoopFS
-
-            raw = io.BytesIO(HadoopFS(spark).read_bytes(ref))
-        else:
-            raw = open_stream(ref, cfg)
-    except FileNotFoundError as e:
-        raise UsageError(f"{src}: manifest not found") from e
-    except Exception as e:  # noqa: BLE001
-        raise UsageError(f"{src}: cannot open manifest: {e}") from e
+def parse_stream(raw, src: str, base: str) -> list[str]:
+    """The file references of the manifest ``src`` from its open binary stream ``raw`` (gunzipped when
+    the name ends in ``.gz``); closes the stream."""
     try:
         stream = gzip.GzipFile(fileobj=raw) if src.lower().endswith(".gz") else raw
-        text = io.TextIOWrapper(stream, encoding="utf-8")
-        refs = parse_lines(text, cfg.manifest_base)
+        return parse_lines(io.TextIOWrapper(stream, encoding="utf-8"), base)
     except (OSError, UnicodeDecodeError, EOFError) as e:
         raise InputFileError(src, f"not a readable warc.paths manifest: {e}") from e
     finally:
         raw.close()
-    return refs

@@ -68,3 +68,34 @@ def test_bad_seed_input_names_the_file(spark, tmp_path):
     c.write_bytes(b"PAR1 this is not parquet PAR1")
     with pytest.raises(InputFileError, match="corrupt.parquet"):
         read_seed_corpus(spark, str(c))
+
+
+def test_a_remote_seed_is_identified_by_its_listing(spark, tmp_path):
+    """A seed on a Hadoop filesystem is identified by one listing (path, size, time), not by its bytes:
+    the same folder and its glob agree, a touched file or a new one changes the identity.  The listing
+    is Hadoop's, of ``file://`` URIs standing in for a cluster filesystem's."""
+    import os
+
+    from corpus_pipeline.seeds import source_digest
+    from corpus_pipeline.spark.seeds import remote_listing
+
+    d = tmp_path / "seed"
+    d.mkdir()
+    for i in range(2):
+        pq.write_table(pa.table({"text": TEXTS[i::2]}), d / f"train-{i}.parquet")
+    (d / "_SUCCESS").write_text("")
+
+    def ident(src):
+        return source_digest(src, lambda s: remote_listing(s.replace("hdfs://nn", "file://"), spark))
+
+    uri = "hdfs://nn" + str(d)
+    listed = remote_listing("file://" + str(d), spark)
+    assert [os.path.basename(p) for p, _, _ in listed] == ["train-0.parquet", "train-1.parquet"]
+    a = ident(uri)
+    assert a not in (None, uri) and a == ident(uri + "/train-*.parquet")
+    assert source_digest(uri) == uri                                    # no lister given: the name alone
+    os.utime(d / "train-1.parquet", (1, 1))
+    b = ident(uri)
+    assert b != a
+    pq.write_table(pa.table({"text": TEXTS[:3]}), d / "train-2.parquet")
+    assert ident(uri) not in (a, b)

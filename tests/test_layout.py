@@ -1,0 +1,96 @@
+"""The package's layering, read from the source: pyspark is imported only by the Spark layer
+(``corpus_pipeline/spark/``; ``fs.HadoopFS`` reaches Hadoop filesystems through the session's JVM),
+and no two modules import each other, directly or around a cycle (imports inside functions count)."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parents[1] / "corpus_pipeline"
+PYSPARK_OUTSIDE_SPARK = {"fs.py"}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for p in PKG.rglob("*.py"):
+        parts = ("corpus_pipeline",) + p.relative_to(PKG).with_suffix("").parts
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = p
+    return out
+
+
+def _imports(mod: str, path: Path, known: dict[str, Path]) -> tuple[set[str], set[str]]:
+    """(product modules imported, top-level names of outside packages imported)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    here = mod if path.name == "__init__.py" else mod.rsplit(".", 1)[0]
+    inside, outside = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                (inside if a.name in known else outside).add(a.name if a.name in known else a.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here.split(".")
+                base = ".".join(base[:len(base) - (node.level - 1)])
+                target = f"{base}.{node.module}" if node.module else base
+            else:
+                target = node.module or ""
+            if not target.startswith("corpus_pipeline"):
+                outside.add(target.split(".")[0])
+                continue
+            for a in node.names:
+                sub = f"{target}.{a.name}"
+                if sub in known:
+                    inside.add(sub)
+                elif target in known:
+                    inside.add(target)
+    inside.discard(mod)
+    return inside, outside
+
+
+def test_pyspark_is_imported_only_by_the_spark_layer():
+    known = _modules()
+    offenders = []
+    for mod, path in known.items():
+        rel = path.relative_to(PKG).as_posix()
+        if rel.startswith("spark/") or rel in PYSPARK_OUTSIDE_SPARK:
+            continue
+        if "pyspark" in _imports(mod, path, known)[1]:
+            offenders.append(rel)
+    assert offenders == []
+
+
+def test_no_import_cycles():
+    known = _modules()
+    graph = {m: _imports(m, p, known)[0] for m, p in known.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    cycles = []
+
+    def visit(v: str) -> None:               # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                cycles.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    assert cycles == []
+    assert "corpus_pipeline.spark.io" in graph["corpus_pipeline.loop"]       # the reader sees imports in functions
