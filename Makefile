@@ -4,9 +4,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEMO_DIR ?= demo_out
 DEMO_PAGES ?= 3000
-# test-fast runs on this many pytest-xdist workers (tests/conftest.py groups the tests per file); the Spark
-# suites run in one process: their local[2] sessions already keep both cores busy (measured: two workers
-# ran make test no faster, every core busy, two JVMs compiling and collecting side by side)
+# every test command runs on this many pytest-xdist workers; tests/conftest.py groups the tests (a file, or
+# the end-to-end files sharing runs) so that one worker runs a group start to end and its fixtures are
+# built once, and lightens the tests' JVMs (client compiler, serial collector, no whole-stage codegen in
+# the session's queries): the README's suite budget has the measurements
 TEST_WORKERS ?= 2
 PYTEST_XDIST = -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 export SPARK_LOCAL_IP ?= 127.0.0.1
@@ -40,7 +41,8 @@ $(VENV35)/bin/corpus-pipeline: pyproject.toml
 #  the uninterrupted run; its reruns, kill/resume, manual annotation and bad inputs drive the same Spark
 #  calls (decontamination's are in the Spark tests) and run on 4.x only)
 test-spark35: $(VENV35)/bin/corpus-pipeline
-	PYSPARK_PYTHON=$(abspath $(VENV35)/bin/python) $(VENV35)/bin/python -m pytest -q -rs --durations=15 -m "spark and not slow" tests
+	PYSPARK_PYTHON=$(abspath $(VENV35)/bin/python) $(VENV35)/bin/python -m pytest -q -rs --durations=15 $(PYTEST_XDIST) \
+		-m "spark and not slow" tests
 	PYSPARK_PYTHON=$(abspath $(VENV35)/bin/python) $(VENV35)/bin/python -m pytest -q -rs --durations=15 tests/e2e/test_loop_e2e.py \
 		-k "uninterrupted"
 

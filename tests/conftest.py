@@ -68,8 +68,36 @@ LONGEST = ["e2e-shared-runs", "tests/test_devcrawl.py", "tests/e2e/test_scale_e2
            "tests/spark/test_near_dedup.py", "tests/e2e/test_demo_e2e.py"]
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config, items):
+    _group_and_order(items)
+    result = yield
+    if getattr(config.option, "loadgroup", False):      # an xdist worker under --dist loadgroup
+        for item in items:
+            _add_group_to_id(item)
+    return result
+
+
+def _add_group_to_id(item) -> None:
+    """What pytest-xdist's worker does for ``--dist loadgroup``: the group joins the test's id
+    (``path::test@group``), and the controller hands out the tests of one group as one unit.
+    pytest-xdist 3.8 writes ``item._nodeid``, which pytest 9.2 no longer reads (it keeps the id as a
+    ``NodeId`` in ``item._id``), so each test became its own unit and both workers built the same
+    module and session fixtures (measured: the development-crawl loop built twice). Done here when
+    the id has no group yet; ``tests/test_layout.py`` checks that a group stays on one worker."""
+    group = item.get_closest_marker("xdist_group").args[0]
+    if item.nodeid.endswith("@" + group):
+        return
+    new = f"{item.nodeid}@{group}"
+    if hasattr(item, "_id"):
+        from _pytest.nodeid import coerce_node_id
+
+        item._id = coerce_node_id(new)
+    else:
+        item._nodeid = new
+
+
+def _group_and_order(items) -> None:
     def file_of(item) -> str:
         return str(Path(str(item.fspath)).relative_to(ROOT))
 

@@ -94,3 +94,27 @@ def test_no_import_cycles():
             visit(v)
     assert cycles == []
     assert "corpus_pipeline.spark.io" in graph["corpus_pipeline.loop"]       # the reader sees imports in functions
+
+
+def test_xdist_keeps_a_group_on_one_worker(tmp_path):
+    """`make test` and `make test-fast` run on two pytest-xdist workers with ``--dist loadgroup``: the
+    tests of one file (the group tests/conftest.py gives them) must run on one worker, or its module
+    fixtures are built by both. Run on two small files of this suite, in a process of its own."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    root = PKG.parent
+    files = ["tests/test_sparkhash.py", "tests/test_runlog.py"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_"))}
+    p = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-n", "2", "--dist",
+                        "loadgroup", "-m", "not spark", "--basetemp", str(tmp_path / "t"), *files],
+                       cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    ran = re.findall(r"^\[(gw\d+)\] .*?PASSED (\S+?)::(.+?)\s*$", p.stdout, re.M)
+    workers = {}
+    for gw, file, test in ran:
+        assert test.endswith("@" + file), test                   # the group joined the test's id
+        workers.setdefault(file, set()).add(gw)
+    assert set(workers) == set(files) and all(len(w) == 1 for w in workers.values()), workers
