@@ -1,0 +1,50 @@
+"""bench/compare_commits.py's comparison of two run folders (the runs themselves are the script's
+job): the same rows under other part-file names and attempt tokens are the same; a changed row, a
+changed count, a changed model file or a stage committed on one side only is a difference."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.compare_commits import compare  # noqa: E402
+
+
+def _stage(run: Path, name: str, token: str, rows: list[dict], counts: dict, files: dict = None,
+           parts: int = 2) -> None:
+    d = run / name / f"attempt={token}"
+    d.mkdir(parents=True)
+    for k in range(parts):
+        pq.write_table(pa.Table.from_pylist(rows[k::parts]), d / f"part-{k:05d}-{token}.snappy.parquet")
+    for rel, data in (files or {}).items():
+        (d / rel).parent.mkdir(parents=True, exist_ok=True)
+        (d / rel).write_bytes(data)
+    (d / "_SUCCESS").write_text("")
+    (run / name / "_COMMIT.json").write_text(json.dumps({"attempt": token, "counts": counts, "seconds": len(token),
+                                                         "config": {"run": str(run)}}))
+
+
+def _run(root: Path, token: str, pages, model=b"m1", seen=3, extra=False, parts=2) -> Path:
+    run = root / token
+    _stage(run, "pages", token, pages, {"pages": len(pages)}, parts=parts)
+    _stage(run, "iter=001/model", token, [{"line": "a"}], {"seen": seen}, {"model.bin": model})
+    if extra:
+        _stage(run, "iter=002/scores", token, [{"page_id": 1}], {})
+    return run
+
+
+def test_same_rows_under_other_names_are_the_same_and_each_kind_of_change_is_found(tmp_path):
+    pages = [{"page_id": i, "text": f"t{i}"} for i in range(7)]
+    a = _run(tmp_path, "aaa", pages)
+    assert all(r["ok"] for r in compare(a, _run(tmp_path, "bbbb", list(reversed(pages)), parts=3)))
+
+    changed = pages[:6] + [{"page_id": 6, "text": "other"}]
+    by = {r["stage"]: r for r in compare(a, _run(tmp_path, "c1", changed, seen=4, model=b"m2", extra=True))}
+    assert not by["pages"]["ok"] and "rows differ" in by["pages"]["why"]
+    assert not by["iter=001/model"]["ok"]
+    assert "files differ: model.bin" in by["iter=001/model"]["why"] and "seen 3 != 4" in by["iter=001/model"]["why"]
+    assert by["iter=002/scores"]["why"] == "committed only in B"
