@@ -130,3 +130,29 @@ def test_iterations_listing(tmp_path):
         run.stage(run.iteration(i, "seed"), lambda s: {}, log=lambda m: None)
     assert run.iterations() == [1, 2, 3]
     assert run.iteration(7, "x").endswith("/iter=007/x")
+
+
+def test_commands_refuse_a_missing_run_folder_before_spark(tmp_path, capsys, monkeypatch):
+    """report, annotate, inspect and judge name a missing local run folder (exit 2) through one check,
+    made before a SparkSession is asked for; inspect also wants committed pages."""
+    from corpus_pipeline.cli import main
+    from corpus_pipeline.errors import UsageError
+    from corpus_pipeline.runfolder import open_existing
+    from corpus_pipeline.spark import session
+
+    def no_spark(*a, **k):
+        raise AssertionError("a SparkSession was asked for")
+
+    monkeypatch.setattr(session, "get_spark", no_spark)
+
+    missing = str(tmp_path / "nowhere")
+    for argv in (["report", missing], ["annotate", missing], ["inspect", missing], ["judge", missing]):
+        assert main(argv) == 2, argv
+        assert f"{missing}: no such run folder" in capsys.readouterr().err, argv
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["inspect", str(empty)]) == 2
+    assert "not a run folder with ingested pages" in capsys.readouterr().err
+    assert open_existing(str(empty)).uri.endswith("empty")
+    with pytest.raises(UsageError, match="ingested pages"):
+        open_existing(str(empty), need_pages=True)

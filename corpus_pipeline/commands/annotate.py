@@ -62,8 +62,8 @@ def latest_annotations(run, iteration=None):
 def run(args, cfg) -> int:
     from .. import annotate as ann
     from .. import fs as fsmod
-    from ..errors import InputFileError, UsageError
-    from ..runfolder import RunFolder
+    from ..errors import InputFileError
+    from ..runfolder import open_existing
 
     if args.serve:
         return serve(args, cfg)
@@ -72,9 +72,7 @@ def run(args, cfg) -> int:
         from ..spark.session import get_spark
 
         spark = get_spark(cfg.spark, quiet=True)
-    run_folder = RunFolder(args.run, spark)
-    if not run_folder.fs.exists(run_folder.uri):
-        raise UsageError(f"{args.run}: no such run folder")
+    run_folder = open_existing(args.run, spark)
     found = latest_annotations(run_folder, args.iteration)
     if found is None:
         which = f"iteration {args.iteration}" if args.iteration is not None else "any iteration"
@@ -138,7 +136,7 @@ def serve(args, cfg) -> int:
     from .. import fs as fsmod
     from .. import schemas
     from ..errors import InputFileError, UsageError
-    from ..runfolder import RunFolder
+    from ..runfolder import RunFolder, open_existing
     from ..spark.annotate_view import prefix_view
     from ..spark.io import read_table
     from ..spark.session import get_spark
@@ -149,9 +147,7 @@ def serve(args, cfg) -> int:
         raise UsageError("--top-hosts must be >= 1")
     # a local run folder is checked before the JVM starts; a remote one needs Spark to be read at all
     spark = None if fsmod.is_local(args.run) else get_spark(cfg.spark, quiet=True)
-    run_folder = RunFolder(args.run, spark)
-    if not run_folder.fs.exists(run_folder.uri):
-        raise UsageError(f"{args.run}: no such run folder")
+    run_folder = open_existing(args.run, spark)
     found = latest_annotations(run_folder, args.iteration)
     if found is None:
         print(f"annotate: {args.run} has no path worksheet yet; `corpus-pipeline run ... --annotate manual` "

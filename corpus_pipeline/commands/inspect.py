@@ -32,7 +32,7 @@ def plan(args, cfg) -> list[str]:
 def run(args, cfg) -> int:
     from .. import fs as fsmod
     from ..errors import UsageError
-    from ..runfolder import RunFolder
+    from ..runfolder import open_existing
 
     if args.prefix and not args.host:
         raise UsageError("--prefix needs --host")
@@ -41,18 +41,12 @@ def run(args, cfg) -> int:
     if args.limit < 1:
         raise UsageError("--limit must be >= 1")
     if fsmod.is_local(args.run):
-        probe = RunFolder(args.run)
-        if not probe.fs.exists(probe.uri):
-            raise UsageError(f"{args.run}: no such run folder")
-        if not probe.is_committed(probe.pages):
-            raise UsageError(f"{args.run}: not a run folder with ingested pages (no committed {probe.pages})")
+        open_existing(args.run, need_pages=True)           # before the JVM starts
     from ..spark import inspect as I
     from ..spark.session import get_spark
 
     spark = get_spark(cfg.spark, quiet=True)
-    rf = RunFolder(args.run, spark)
-    if not rf.fs.exists(rf.uri) or not rf.is_committed(rf.pages):
-        raise UsageError(f"{args.run}: no such run folder with ingested pages")
+    rf = open_existing(args.run, spark, need_pages=True)
     its = [i for i in rf.iterations() if rf.is_committed(rf.iteration(i, "collected"))]
     it = args.iteration if args.iteration is not None else (its[-1] if its else None)
     if args.iteration is not None and args.iteration not in its:

@@ -105,7 +105,7 @@ def run(args, cfg) -> int:
     from ..errors import InputFileError, UsageError
     from ..jsonl import iter_jsonl
     from ..report import write_report
-    from ..runfolder import RunFolder
+    from ..runfolder import open_existing
     from ..spark.session import get_spark
 
     if not 0 < args.margin < 0.5:
@@ -114,12 +114,10 @@ def run(args, cfg) -> int:
         raise UsageError("--uncollected must be >= 0")
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port: expected 0..65535, got {args.port}")
-    if fsmod.is_local(args.run) and not RunFolder(args.run).fs.exists(RunFolder(args.run).uri):
-        raise UsageError(f"{args.run}: no such run folder")      # before the JVM starts
+    if fsmod.is_local(args.run):
+        open_existing(args.run)                                  # before the JVM starts
     spark = get_spark(cfg.spark, quiet=True)
-    run_folder = RunFolder(args.run, spark)
-    if not run_folder.fs.exists(run_folder.uri):
-        raise UsageError(f"{args.run}: no such run folder")
+    run_folder = open_existing(args.run, spark)
     i = _iteration(run_folder, args.iteration)
     if i is None:
         which = f"iteration {args.iteration}" if args.iteration is not None else "any iteration"

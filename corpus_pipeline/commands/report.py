@@ -12,18 +12,15 @@ def plan(args, cfg) -> list[str]:
 
 def run(args, cfg) -> int:
     from .. import fs as fsmod
-    from ..errors import UsageError
     from ..report import write_report
-    from ..runfolder import RunFolder
+    from ..runfolder import RunFolder, open_existing
 
     spark = None
     if not fsmod.is_local(args.run):
         from ..spark.session import get_spark
 
         spark = get_spark(cfg.spark)
-    run = RunFolder(args.run, spark)
-    if not run.fs.exists(run.uri):
-        raise UsageError(f"{args.run}: no such run folder")
+    run = open_existing(args.run, spark)
     if spark is None and run.is_committed(run.pages):
         from ..spark.session import get_spark
 
