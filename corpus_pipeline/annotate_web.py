@@ -254,9 +254,12 @@ def save(view: AnnotationView, decisions: dict, spark=None) -> dict:
 
 # ---------------------------------------------------------------- the server
 def _template(name: str = "annotate_web.html") -> str:
-    """A page template with the shared script (``web_common.js``: ``el``, ``texNodes``) inlined."""
+    """A page template with the shared script (``web_common.js``: ``el``, ``texNodes``) and the shared
+    layout (``web_common.css``) inlined."""
     pkg = resources.files("corpus_pipeline")
-    return pkg.joinpath(name).read_text("utf-8").replace("{{COMMON_JS}}", pkg.joinpath("web_common.js").read_text("utf-8"))
+    return (pkg.joinpath(name).read_text("utf-8")
+            .replace("{{COMMON_JS}}", pkg.joinpath("web_common.js").read_text("utf-8"))
+            .replace("{{COMMON_CSS}}", pkg.joinpath("web_common.css").read_text("utf-8")))
 
 
 class AnnotateServer:
