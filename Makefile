@@ -13,7 +13,7 @@ PYTEST_XDIST = -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 export SPARK_LOCAL_IP ?= 127.0.0.1
 export PYSPARK_PYTHON := $(abspath $(BIN)/python)
 
-.PHONY: setup test test-fast test-spark35 demo bench lint package clean
+.PHONY: setup test test-fast test-not-slow test-spark35 demo bench lint package clean
 
 $(BIN)/corpus-pipeline: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -28,6 +28,10 @@ test: setup
 
 test-fast: setup
 	$(BIN)/python -m pytest -q $(PYTEST_XDIST) -m "not spark and not cluster and not slow"
+
+# the inner loop with Spark: every test without the slow marker (CI still runs them all)
+test-not-slow: setup
+	$(BIN)/python -m pytest -q $(PYTEST_XDIST) -m "not slow"
 
 # Spark 3.5 (EMR 7, Dataproc 2.2): the Spark, end-to-end and cluster tests in a second venv
 VENV35 ?= .venv35

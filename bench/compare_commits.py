@@ -14,9 +14,11 @@ that commit's. The inputs are built once, by the working tree's code, and shared
 Each run is ``corpus-pipeline run --annotate auto --labels ... [--benchmarks ...]`` on ``local[2]``.
 Compared per committed stage folder (every folder holding a commit marker, in both runs):
 
-* the marker's ``counts`` (timings, attempt tokens and resolved paths are not compared);
-* the data: Parquet tables as multisets of rows; text and JSON part files as multisets of lines; any
-  other file (``model.bin``, ``metrics.json``, worksheets) byte for byte, by relative name (Spark's
+* the marker's ``counts`` (measured durations such as ``train_seconds`` or ``cpu_ms``, attempt tokens
+  and resolved paths are not compared);
+* the data: Parquet tables as multisets of rows; text and JSON part files as multisets of lines; JSON
+  files (``metrics.json``) without their durations; any other file (``model.bin``, worksheets) byte for
+  byte, by relative name (Spark's
   part-file names hold a random id, so part files are compared together, not by name).
 
 Prints one line per stage and exits 1 when anything differs. Nothing is stored in the repository:
@@ -29,6 +31,7 @@ import collections
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -40,6 +43,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 MARKER = "_COMMIT.json"
 SKIP_FILES = {MARKER, "_SUCCESS"}
+TIMING = re.compile(r"(.*_)?(seconds|ms)")         # measured durations (train_seconds, cpu_ms): never compared
+
+
+def _untimed(x):
+    """``x`` (a marker's counts, a JSON file, a table row) without measured durations: keys that name one
+    are dropped, and a counts row naming one (``c_reason = "cpu_ms"``) keeps its name, not its value."""
+    if isinstance(x, dict):
+        if isinstance(x.get("c_reason"), str) and TIMING.fullmatch(x["c_reason"]):
+            return {**x, "c_count": None}
+        return {k: _untimed(v) for k, v in x.items() if not TIMING.fullmatch(str(k))}
+    if isinstance(x, list):
+        return [_untimed(v) for v in x]
+    return x
 
 
 # ---------------------------------------------------------------- sources and inputs
@@ -147,7 +163,7 @@ def digest(folder: Path, stages: set[Path]) -> dict:
                 t = pq.read_table(p)
                 cols = sorted(t.column_names)
                 for row in t.select(cols).to_pylist():
-                    groups[group].append(json.dumps(row, sort_keys=True, default=str).encode())
+                    groups[group].append(json.dumps(_untimed(row), sort_keys=True, default=str).encode())
             else:
                 raw = p.read_bytes()
                 if p.name.endswith(".gz"):
@@ -155,6 +171,9 @@ def digest(folder: Path, stages: set[Path]) -> dict:
 
                     raw = gzip.decompress(raw)
                 groups[group] += raw.splitlines()
+        elif p.suffix == ".json":
+            data = json.dumps(_untimed(json.loads(p.read_text(encoding="utf-8"))), sort_keys=True)
+            files[str(rel)] = hashlib.sha1(data.encode()).hexdigest()[:12]
         else:
             files[str(rel)] = hashlib.sha1(p.read_bytes()).hexdigest()[:12]
     tables = {}
@@ -167,7 +186,7 @@ def digest(folder: Path, stages: set[Path]) -> dict:
 
 
 def counts(folder: Path) -> dict:
-    return json.loads((folder / MARKER).read_text()).get("counts") or {}
+    return _untimed(json.loads((folder / MARKER).read_text()).get("counts") or {})
 
 
 def compare(a: Path, b: Path) -> list[dict]:

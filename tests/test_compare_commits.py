@@ -48,3 +48,12 @@ def test_same_rows_under_other_names_are_the_same_and_each_kind_of_change_is_fou
     assert not by["iter=001/model"]["ok"]
     assert "files differ: model.bin" in by["iter=001/model"]["why"] and "seen 3 != 4" in by["iter=001/model"]["why"]
     assert by["iter=002/scores"]["why"] == "committed only in B"
+
+
+def test_measured_durations_are_not_compared():
+    from bench.compare_commits import _untimed
+
+    assert _untimed({"train_seconds": 1.5, "seconds": 2, "cpu_ms": 9, "tp": 3, "pr": [{"precision": 0.5}]}) == \
+        {"tp": 3, "pr": [{"precision": 0.5}]}
+    assert _untimed({"kind": "count", "c_reason": "cpu_ms", "c_count": 5})["c_count"] is None
+    assert _untimed({"kind": "count", "c_reason": "bad_record", "c_count": 5})["c_count"] == 5
