@@ -15,6 +15,8 @@ filesystem (``hdfs://``, ``gs://``, ``abfs://``, ``file://``, ...), ``http(s)://
 """
 from __future__ import annotations
 
+import io
+import os
 from typing import BinaryIO, Iterator, Optional
 
 from ..counters import Counts
@@ -124,9 +126,6 @@ def read_manifest(src: str, cfg, spark=None) -> list[str]:
     The manifest may be local, on S3, on HTTP or on a Hadoop filesystem (read on the driver through
     ``spark``'s JVM, or the active session's).
     """
-    import io
-    import os
-
     ref = src
     if "://" not in src or src.startswith("file://"):
         path = local.strip_file_scheme(src)
