@@ -195,7 +195,7 @@ class RunFolder:
         self,
         path: str,
         build: Callable[[str], Optional[dict]],
-        config: Optional[dict] = None,
+        config: Optional[dict | Callable[[], Optional[dict]]] = None,
         force: bool = False,
         log: Callable[[str], Any] = print,
         settings: Optional[dict] = None,
@@ -205,7 +205,8 @@ class RunFolder:
         Already committed: nothing runs and the recorded counts are returned.
         ``force`` builds a new attempt; the committed one stays valid until the
         new marker replaces it.  ``settings`` (dotted config keys -> values that
-        shaped the result) is recorded for :mod:`corpus_pipeline.stages`.
+        shaped the result) is recorded for :mod:`corpus_pipeline.pipeline.settings`; ``config``
+        may be a function, called after ``build`` (what the build found goes in the marker).
         """
         if self.is_committed(path) and not force:
             m = self.marker(path) or {}
@@ -217,6 +218,8 @@ class RunFolder:
         counts = build(attempt) or {}
         if not self.fs.exists(attempt):
             self.fs.mkdirs(attempt)
+        if callable(config):
+            config = config()
         self._write_marker(path, config, counts, settings, attempt=attempt.rsplit("/", 1)[1][len(ATTEMPT):],
                            seconds=round(time.time() - t0, 3))
         self.clean_partial(path)

@@ -243,7 +243,7 @@ def test_backoff_delay_grows_caps_and_honours_retry_after():
 def test_spark_ingest_from_http_manifest_with_resets(server, shared_data, spark, tmp_path):
     from corpus_pipeline import schemas
     from corpus_pipeline.runfolder import RunFolder
-    from corpus_pipeline.spark.ingest import run_ingest
+    from corpus_pipeline.loop import run_ingest
     from corpus_pipeline.spark.io import read_table
 
     srv = server(reset_first=True, throttle_every=3)

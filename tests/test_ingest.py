@@ -201,7 +201,7 @@ def test_run_ingest_on_real_and_synthetic_warcs(spark, shared_data, synthetic_wa
     from pyspark.sql import functions as F
 
     from corpus_pipeline.runfolder import RunFolder
-    from corpus_pipeline.spark.ingest import run_ingest
+    from corpus_pipeline.loop import run_ingest
     from corpus_pipeline.spark.io import read_table
 
     broken = shared_data / "warc/warcio_testdata"
@@ -268,7 +268,7 @@ def test_run_ingest_on_real_and_synthetic_warcs(spark, shared_data, synthetic_wa
 @pytest.mark.spark
 def test_run_ingest_exit_semantics(spark, tmp_path):
     from corpus_pipeline.runfolder import RunFolder
-    from corpus_pipeline.spark.ingest import run_ingest
+    from corpus_pipeline.loop import run_ingest
 
     junk = tmp_path / "junk.warc.gz"
     junk.write_bytes(bytes(random.Random(0).randrange(256) for _ in range(5000)))
@@ -300,7 +300,7 @@ def test_minicrawl_phenomena_land_as_expected(spark, minicrawl, tmp_path):
     from corpus_pipeline import warc as warcmod
     from corpus_pipeline.config import IngestConfig
     from corpus_pipeline.runfolder import RunFolder
-    from corpus_pipeline.spark.ingest import run_ingest
+    from corpus_pipeline.loop import run_ingest
     from corpus_pipeline.spark.io import read_table
 
     out, manifest, labels = minicrawl

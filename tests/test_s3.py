@@ -280,7 +280,7 @@ def test_unreachable_endpoint_and_missing_key_are_counted(bucket, moto_url):
 @pytest.mark.slow
 def test_spark_ingest_from_s3_manifest_through_throttling_proxy(bucket, moto_url, shared_data, spark, tmp_path):
     from corpus_pipeline.runfolder import RunFolder
-    from corpus_pipeline.spark.ingest import run_ingest
+    from corpus_pipeline.loop import run_ingest
     from corpus_pipeline.spark.io import read_table
     from corpus_pipeline import schemas
 

@@ -1,10 +1,14 @@
 """The stage description and the settings check, without Spark."""
 import pytest
 
-from corpus_pipeline import stages as st
+from corpus_pipeline.pipeline import settings as st
+from corpus_pipeline.pipeline.ingest import Extract
+from corpus_pipeline.pipeline.recipe import default_recipe
 from corpus_pipeline.config import load_config
 from corpus_pipeline.errors import UsageError
 from corpus_pipeline.runfolder import RunFolder
+
+R = default_recipe()
 
 
 def test_every_config_key_is_classified():
@@ -27,10 +31,10 @@ def _commit(run, stage, cfg, i=None, counts=None, **kw):
 
 def _run_with_two_iterations(tmp_path, cfg):
     run = RunFolder(tmp_path / "run")
-    for s in st.INGEST[1:]:
+    for s in R.ingest[1:]:
         _commit(run, s, cfg)
     for i in (1, 2):
-        for s in (st.SEED, st.MODEL, st.SCORES, st.COLLECTED, st.DOMAINS):
+        for s in (R["seed"], R["model"], R["scores"], R["collected"], R["domains"]):
             _commit(run, s, cfg, i)
     return run
 
@@ -39,7 +43,7 @@ def test_neutral_change_recomputes_nothing(tmp_path):
     run = _run_with_two_iterations(tmp_path, load_config())
     cfg = load_config(overrides=["spark.shuffle_partitions=7", "ingest.files_per_task=3", "loop.max_iterations=9"])
     assert st.check_settings(run, cfg, log=lambda m: None) is None
-    assert run.is_committed(st.COLLECTED.location(run, 2))
+    assert run.is_committed(R["collected"].location(run, 2))
 
 
 def test_changed_key_is_refused_naming_key_and_first_stage(tmp_path):
@@ -49,7 +53,7 @@ def test_changed_key_is_refused_naming_key_and_first_stage(tmp_path):
         st.check_settings(run, cfg, log=lambda m: None)
     assert "select.threshold: 0.5 -> 0.9" in str(e.value) and "iter=001/collected" in str(e.value)
     assert "--recompute" in str(e.value)
-    assert run.is_committed(st.COLLECTED.location(run, 1))          # refused: nothing touched
+    assert run.is_committed(R["collected"].location(run, 1))          # refused: nothing touched
 
 
 def test_recompute_invalidates_the_first_changed_stage_and_everything_after(tmp_path):
@@ -57,9 +61,9 @@ def test_recompute_invalidates_the_first_changed_stage_and_everything_after(tmp_
     cfg = load_config(overrides=["select.threshold=0.9"])
     first = st.check_settings(run, cfg, recompute=True, log=lambda m: None)
     assert first == "iter=001/collected"
-    assert run.is_committed(st.SCORES.location(run, 1)) and run.is_committed(st.MODEL.location(run, 1))
-    assert not run.is_committed(st.COLLECTED.location(run, 1))
-    assert not run.is_committed(st.DOMAINS.location(run, 1))
+    assert run.is_committed(R["scores"].location(run, 1)) and run.is_committed(R["model"].location(run, 1))
+    assert not run.is_committed(R["collected"].location(run, 1))
+    assert not run.is_committed(R["domains"].location(run, 1))
     assert run.iterations() == [1]                                      # iteration 2 is gone
     assert run.is_committed(run.pages)
 
@@ -67,18 +71,42 @@ def test_recompute_invalidates_the_first_changed_stage_and_everything_after(tmp_
 def test_leaf_stage_is_recomputed_without_asking(tmp_path):
     cfg = load_config()
     run = _run_with_two_iterations(tmp_path, cfg)
-    path = _commit(run, st.CORPUS, cfg)
+    path = _commit(run, R["corpus"], cfg)
     new = load_config(overrides=["decontam.ngram=12"])
     assert st.check_settings(run, new, log=lambda m: None) is None
-    assert not run.is_committed(path) and run.is_committed(st.DOMAINS.location(run, 2))
+    assert not run.is_committed(path) and run.is_committed(R["domains"].location(run, 2))
 
 
 def test_settings_of_unfinished_extraction_batches_are_checked(tmp_path):
     cfg = load_config()
     run = RunFolder(tmp_path / "run")
-    run.stage(st.EXTRACT.location(run) + "/batch=00000", lambda a: {"files": ["a.warc.gz"]},
-              settings=st.EXTRACT.settings(cfg), log=lambda m: None)
+    run.stage(R["extract"].location(run) + "/batch=00000", lambda a: {"files": ["a.warc.gz"]},
+              settings=R["extract"].settings(cfg), log=lambda m: None)
     with pytest.raises(UsageError, match="ingest.min_text_chars"):
         st.check_settings(run, load_config(overrides=["ingest.min_text_chars=5"]), log=lambda m: None)
     st.check_settings(run, load_config(overrides=["ingest.min_text_chars=5"]), recompute=True, log=lambda m: None)
-    assert st.extract_batches(run) == []
+    assert Extract.batches(run) == []
+
+
+def test_a_stage_removed_from_the_recipe_is_a_changed_setting(tmp_path):
+    """Markers record the stages before them (recipe.upstream): a recipe without one of them is
+    refused at the first committed stage after it, like a changed setting."""
+    from corpus_pipeline.loop import LoopInputs
+    from corpus_pipeline.pipeline.runner import Runner
+
+    cfg = load_config()
+    run = RunFolder(tmp_path / "run")
+    full = default_recipe()
+    runner = Runner(None, run, cfg, full, LoopInputs(inputs=[], run=str(run.uri)))
+    for s in full.ingest[1:]:
+        run.stage(s.location(run), lambda a: {}, settings=runner.settings(s), log=lambda m: None)
+    for s in (full["seed"], full["model"]):
+        run.stage(s.location(run, 1), lambda a: {}, settings=runner.settings(s), log=lambda m: None)
+    assert st.check_settings(run, cfg, current=runner.settings, log=lambda m: None, recipe=full) is None
+
+    short = default_recipe()
+    short.ingest = [s for s in short.ingest if s.name != "pages_skips"]
+    other = Runner(None, run, cfg, short, LoopInputs(inputs=[], run=str(run.uri)))
+    with pytest.raises(UsageError) as e:
+        st.check_settings(run, cfg, current=other.settings, log=lambda m: None, recipe=short)
+    assert "recipe.upstream" in str(e.value) and "stage pages " in str(e.value)

@@ -14,8 +14,9 @@ def add_arguments(p) -> None:
 
 
 def plan(args, cfg) -> list[str]:
+    from ..pipeline.ingest import Dedup
+    from ..pipeline.recipe import default_recipe
     from ..sources import kind, resolve
-    from ..stages import INGEST
 
     refs = resolve(args.inputs, cfg.ingest, list_hadoop=False)
     lines = [f"resolve {len(args.inputs)} input(s) -> {len(refs)} WARC file(s)"]
@@ -27,22 +28,23 @@ def plan(args, cfg) -> list[str]:
     tasks = -(-len(refs) // cfg.ingest.files_per_task)
     lines.append(f"extract in {tasks} Spark task(s) ({cfg.ingest.files_per_task} file(s) per task), "
                  f"time limit {cfg.ingest.extract_timeout_s}s per page")
-    dd = [k for k in ("url", "exact", "near") if getattr(cfg.dedup, k)]
-    lines.append(f"dedup: {', '.join(dd) or 'none'}")
+    stages = default_recipe().ingest
+    lines.append("dedup: " + (", ".join(s.kind for s in stages if isinstance(s, Dedup) and s.enabled(cfg)) or "none"))
     per = cfg.ingest.files_per_commit
     lines.append(f"extraction committed in batches of {f'{per} file(s)' if per else 'two task waves'} "
                  f"({args.run}/ingest/extract/batch=NNNNN; a rerun reads only files in no committed batch)")
-    lines.append("committed stages, in order: " + ", ".join(s.path for s in INGEST))
+    lines.append("committed stages, in order: " + ", ".join(s.path for s in stages))
     return lines
 
 
 def run(args, cfg) -> int:
     from ..errors import NoInputError
     from ..runfolder import RunFolder
-    from ..spark.ingest import run_ingest, summarize
+    from ..loop import run_ingest
+    from ..pipeline.ingest import summarize
+    from ..pipeline.settings import check_settings
     from ..sources import check_shared
     from ..spark.session import configured_master, get_spark
-    from ..stages import check_settings
 
     check_shared(args.inputs, configured_master(cfg.spark), cfg.ingest)   # before any JVM or write
     spark = get_spark(cfg.spark)
@@ -53,5 +55,5 @@ def run(args, cfg) -> int:
     except NoInputError as e:
         print(f"corpus-pipeline ingest: {e}", file=sys.stderr)
         return 1
-    print(f"[ingest] {rf.pages}: {summarize(result)}")
+    print(f"[ingest] {rf.pages}: {summarize(result.counts)}")
     return 0

@@ -25,17 +25,31 @@ def _inputs(args):
 
 
 def plan(args, cfg) -> list[str]:
+    """The recipe as this command would run it: every stage, in order, from the recipe list."""
+    from ..pipeline.recipe import default_recipe
+    from ..pipeline.stage import Stage
+
+    recipe = default_recipe()
     mode = args.annotate or cfg.annotate.mode
     n = args.max_iterations or cfg.loop.max_iterations
-    return [
-        f"ingest {' '.join(args.input)} -> {args.run}/pages (once; reused by every iteration)",
-        f"seed: {args.seed_corpus or 'starter seed in seeds/'}",
-        f"up to {n} iterations: train, score, select ({cfg.select.mode}), domains (> {cfg.domains.flag_fraction:.0%}"
-        f" collected), path annotation ({mode}), seed growth; stop at overlap >= {cfg.loop.saturation}",
+
+    def line(s: Stage, where: str) -> str:
+        out = f"  {s.name:<17} {s.describe(cfg)}"
+        return out + (f"  -> {args.run}/{s.path.replace('{iter}', where)}" if s.commits else "")
+
+    lines = [f"ingest {' '.join(args.input)} (once; reused by every iteration):"]
+    lines += [line(s, "") for s in recipe.ingest]
+    lines.append(f"seed: {args.seed_corpus or 'starter seed in seeds/'}; up to {n} iterations, path annotation "
+                 f"{mode}; each iteration:")
+    lines += [line(s, "iter=NNN") for s in recipe.iteration]
+    lines.append("after the last iteration:")
+    lines += [line(s, "") for s in recipe.final]
+    lines += [
         f"decontaminate against {args.benchmarks}" if args.benchmarks else "no decontamination (no --benchmarks)",
         f"labels for true precision/recall: {args.labels}" if args.labels else "no labels",
         f"report -> {args.run}/report/summary.json, index.html",
     ]
+    return lines
 
 
 def run(args, cfg) -> int:

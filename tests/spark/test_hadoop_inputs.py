@@ -90,7 +90,7 @@ def test_manifest_on_a_hadoop_filesystem(spark, crawl, tmp_path):
 @pytest.mark.slow
 def test_run_ingest_file_uris_equal_local_paths(spark, crawl, tmp_path):
     from corpus_pipeline.runfolder import RunFolder
-    from corpus_pipeline.spark.ingest import run_ingest
+    from corpus_pipeline.loop import run_ingest
     from corpus_pipeline.spark.io import read_table
 
     def pages(inputs, name):

@@ -49,6 +49,7 @@ def _setup(spark, tmp_path, name):
     scores = rows_to_df(spark, [(p, 0.9 if c else 0.2) for p, _, _, c in PAGES], schemas.SCORES)
     _commit(run, run.iteration(1, "scores"), scores, schemas.SCORES)
     collected = rows_to_df(spark, [(p, 0.9, 10) for p, _, _, c in PAGES if c], schemas.COLLECTED)
+    _commit(run, run.iteration(1, "collected"), collected, schemas.COLLECTED)
     jg.write_judgements(run, [jg.check_judgement(dict(j, url=None), "t") for j in JUDGEMENTS])
     return run, pages, seed, collected
 
@@ -69,10 +70,15 @@ def _grow(spark, tmp_path, add_to_seed: bool):
     run, pages, seed, collected = _setup(spark, tmp_path, name)
     cfg = Config()
     cfg.judge.add_to_seed = add_to_seed
+    from corpus_pipeline import annotate as ann
+
+    adir = run.iteration(1, "annotations")                 # iteration 1's marks: the prefix /a/ of h.org
+    ann.write_worksheet(adir, [], [Mark(host="h.org", prefix="/a/")], 1)
+    run.commit_in_place(adir, {"marks": 1})
     loop = Loop(spark, LoopInputs(inputs=[], run=str(tmp_path / name)), cfg, log=lambda *_: None)
-    loop.grow_seed(1, pages, collected, seed, [Mark(host="h.org", prefix="/a/")])
+    loop.runner.ensure(loop.recipe["seed"], 2)
     path = run.iteration(2, "seed")
-    rows = loop._read(path, schemas.SEED).collect()
+    rows = loop.runner.read_table(path, schemas.SEED).collect()
     return run, {r["page_id"]: r["source"] for r in rows if r["added_in"] == 2}, run.marker(path)
 
 

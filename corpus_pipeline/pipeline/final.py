@@ -1,0 +1,116 @@
+"""The final step, after the loop: the last iteration's collection, re-extracted where
+``final.extractor`` asks, decontaminated against the benchmarks (with --benchmarks).
+
+Both stages record what they were built from (the last iteration, the
+benchmarks, the decontamination and final settings) in their marker's
+``config``; when the loop went further or the benchmarks changed they are
+stale and rebuilt.
+"""
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+from .. import schemas
+from ..spark import iteration as sparkiteration
+from ..spark import reextract as sparkreextract
+from .stage import FINAL, Stage
+
+DECONTAM = "decontam"       # memo key: the decontamination result both stages write from
+
+
+def _record(ctx) -> dict:
+    cfg = ctx.cfg
+    out = {"last_iteration": ctx.last_iteration, "benchmarks": ctx.inputs.benchmarks,
+           "decontam": cfg.section("decontam") if ctx.inputs.benchmarks else None}
+    if cfg.final.format != "parquet":
+        out["format"] = cfg.final.format
+    if sparkreextract.needs_reextraction(cfg):
+        out["final"] = cfg.section("final")
+    return out
+
+
+def corpus(ctx):
+    """(the corpus to decontaminate, the re-extraction outcomes or None), computed once per process."""
+    if "corpus" not in ctx.memo:
+        collected = [(j, ctx.read("collected", j)) for j in range(1, ctx.last_iteration + 1)]
+        pages = ctx.read("pages")
+        df = sparkiteration.final_corpus_df(pages, collected[-1][1], collected)
+        noted = None
+        if sparkreextract.needs_reextraction(ctx.cfg):                    # final.extractor
+            noted = sparkreextract.reextract_df(ctx.spark, df, pages, ctx.cfg, keep_outcome=True)
+            df = noted.select(*schemas.columns(schemas.FINAL_CORPUS))
+        ctx.memo["corpus"] = (df, noted)
+    return ctx.memo["corpus"]
+
+
+def decontaminated(ctx):
+    if DECONTAM not in ctx.memo:
+        from ..spark.decontam import decontaminate_df
+
+        ctx.memo[DECONTAM] = decontaminate_df(ctx.spark, corpus(ctx)[0], ctx.inputs.benchmarks, ctx.cfg.decontam)
+    return ctx.memo[DECONTAM]
+
+
+class FinalStage(Stage):
+    scope = FINAL
+    leaf = True
+
+    def current_settings(self, ctx) -> Optional[dict]:
+        if not ctx.inputs.benchmarks:
+            return {"benchmarks": None}                  # no decontamination: its settings shape nothing
+        return self.settings(ctx.cfg, {"benchmarks": ctx.inputs.benchmarks})
+
+    def record(self, ctx) -> Optional[dict]:
+        return _record(ctx)
+
+    def stale(self, ctx, marker: dict) -> bool:
+        return marker.get("config") != json.loads(json.dumps(_record(ctx)))
+
+
+class Contamination(FinalStage):
+    name, path = "contamination", "final/contamination"
+    schema = schemas.CONTAMINATION
+    keys = ("decontam.*",)
+    reads = ("pages", "collected")
+    about = "segments with a 10-gram benchmark match, pages with an exact 3-9-gram one (with --benchmarks)"
+
+    def applies(self, ctx) -> bool:
+        return bool(ctx.inputs.benchmarks)
+
+    def build(self, ctx, staging: str) -> dict:
+        ctx.write_table(decontaminated(ctx).contamination, staging, self.schema)
+        return {"rows": ctx.read_table(staging, self.schema).count()}
+
+
+class Corpus(FinalStage):
+    name, path = "corpus", "final/corpus"
+    schema = schemas.FINAL_CORPUS
+    keys = ("decontam.*", "final.*")
+    reads = ("pages", "collected", "contamination")
+    about = "the final corpus: the last collection, decontaminated"
+
+    def load(self, ctx, location: str):
+        return sparkiteration.read_final_corpus(ctx.spark, ctx.run.data(location), ctx.cfg.final.format)
+
+    def build(self, ctx, staging: str) -> dict:
+        fmt = ctx.cfg.final.format
+        df, noted = corpus(ctx)
+        # pages re-extracted with final.extractor, and why the others kept their bulk text
+        reext = {"reextraction": sparkreextract.outcome_counts(noted)} if noted is not None else {}
+        if not ctx.inputs.benchmarks:
+            sparkiteration.write_final_corpus(df, staging, fmt)
+            return {**sparkiteration.corpus_counts(sparkiteration.read_final_corpus(ctx.spark, staging, fmt)),
+                    "pages_removed_by_decontamination": None, "segments_removed": None, **reext}
+        result = decontaminated(ctx)
+        sparkiteration.write_final_corpus(result.corpus, staging, fmt)
+        contam = ctx.read("contamination")
+        removed = contam.where("action = 'page_removed'").select("page_id").distinct().count()
+        segs = contam.where("action = 'segment_removed'").count()
+        return {**sparkiteration.corpus_counts(sparkiteration.read_final_corpus(ctx.spark, staging, fmt)),
+                "pages_removed_by_decontamination": int(removed), "segments_removed": int(segs),
+                "decontam": result.counts, **reext}
+
+    def done(self, ctx, result) -> None:
+        ctx.say(f"final corpus: {result.counts.get('pages')} pages, {result.counts.get('tokens')} tokens -> "
+                f"{result.path}")
