@@ -201,21 +201,23 @@ class DomainConfig:
 class AnnotateConfig:
     mode: Literal["auto", "manual"] = opt(
         "auto", "`auto`: the proposer marks path prefixes; `manual`: the run stops at each worksheet for a "
-                "person (`run --annotate` sets it)")
+                "person (`run --annotate` overrides it)")
     propose_min_fraction: float = opt(0.5, "the proposer marks a prefix when collected / pages is at least this")
-    propose_min_pages: int = opt(5, "... and it has at least this many pages")
-    propose_min_collected: int = opt(3, "... and at least this many collected pages")
+    propose_min_pages: int = opt(5, "a proposed prefix has at least this many pages")
+    propose_min_collected: int = opt(3, "a proposed prefix has at least this many collected pages")
     worksheet_max_prefixes: int = opt(40, "candidate prefixes listed per host in the worksheet")
-    propose_min_lift: float = opt(0.3, "... and its collected share beats the rest of its host's by this")
+    propose_min_lift: float = opt(0.3, "a proposed prefix's collected share beats the rest of its host's by this")
     propose_min_rest_pages: int = opt(
         5, "a prefix with fewer pages than this outside it on its host counts as the whole host")
     propose_whole_host_fraction: float = opt(
         0.4, "the whole host (`host/`) is proposed at this collected share when its uncollected pages look "
              "like its collected ones, or when it files every page by id or date")
     propose_min_host_share: float = opt(
-        0.8, "a folder holding this share of its host's collected pages ...")
+        0.8, "a folder holding this share of its host's collected pages, at `propose_min_folder_fraction` or "
+             "more collected and its uncollected pages alike, is proposed")
     propose_min_folder_fraction: float = opt(
-        0.2, "... at this collected share or more, its uncollected pages alike, is proposed")
+        0.2, "the collected share a folder holding `propose_min_host_share` of its host's collected pages "
+             "needs to be proposed")
     propose_markup_ratio: float = opt(
         0.5, "look-alike: the uncollected pages' maths-markup share is at least this times the collected pages'")
     propose_near_score: float = opt(
@@ -257,18 +259,20 @@ class DecontamConfig:
     min_words: int = opt(
         4, "a matched span is evidence only with this many words (numbers, single letters and TeX/formula "
            "notation are not words)")
-    min_span: int = opt(13, "... and this many tokens, unless it is the item's whole question")
+    min_span: int = opt(13, "a matched span is evidence only with this many tokens (and `min_words` words), unless it is "
+                "the item's whole question")
     min_coverage: float = opt(
         0.85, "a span inside a question only is evidence when the page around it holds this share of the "
-              "question (numbers and single letters as wildcards) (0: off, every span is evidence) ...")
-    long_words: int = opt(14, "... or the span holds this many words ...")
+              "question (numbers and single letters as wildcards); 0: off, every span is evidence")
+    long_words: int = opt(14, "a span inside a question only is also evidence when it holds this many words")
     max_stock: float = opt(
-        0.4, "... or under this share of its words is the benchmarks' stock phrasing (word 4-grams in 3 or "
-             "more benchmark questions)")
+        0.4, "a span inside a question only is also evidence when under this share of its words is the "
+             "benchmarks' stock phrasing (word 4-grams in 3 or more benchmark questions)")
     short_min_words: int = opt(3, "a short question is used only with this many words")
     max_items: int = opt(1, "a gram in more distinct benchmark questions than this is common and never matches")
     max_pages: int = opt(
-        0, "... and one found on more pages of the corpus than this (NeMo Curator's `max_matches`; 0: off)")
+        0, "a gram found on more pages of the corpus than this is common too (NeMo Curator's `max_matches`; "
+           "0: off)")
 
 
 @dataclass
