@@ -13,7 +13,7 @@ PYTEST_XDIST = -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 export SPARK_LOCAL_IP ?= 127.0.0.1
 export PYSPARK_PYTHON := $(abspath $(BIN)/python)
 
-.PHONY: setup test test-fast test-not-slow test-spark35 demo bench lint package clean
+.PHONY: setup test test-fast test-not-slow test-spark35 demo bench lint package docs clean
 
 $(BIN)/corpus-pipeline: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -65,6 +65,10 @@ lint: setup
 
 package: setup
 	$(BIN)/python -m corpus_pipeline.packaging --out dist
+
+# the generated blocks of the documentation (docs/configuration.md's reference; corpus_pipeline/docgen.py)
+docs: setup
+	$(BIN)/python -m corpus_pipeline.docgen
 
 clean:
 	rm -rf $(DEMO_DIR) dist build *.egg-info

@@ -23,47 +23,89 @@ class ConfigError(ValueError):
     """Invalid configuration: the message names the file and/or key."""
 
 
+def opt(default: Any = dataclasses.MISSING, help: str = "", *,
+        default_factory: Any = dataclasses.MISSING) -> Any:
+    """A setting: a dataclass field whose help text is data (``metadata["help"]``).
+
+    ``corpus_pipeline.docgen`` builds docs/configuration.md's reference from it, and
+    ``tests/test_docs.py`` checks that no setting is without one.
+    """
+    return field(default=default, default_factory=default_factory, metadata={"help": help})
+
+
 @dataclass
 class SparkConfig:
-    master: Optional[str] = None          # None: spark-submit's setting, else local[*]
-    app_name: str = "corpus_pipeline"
-    driver_memory: Optional[str] = None    # e.g. "4g"; only applies when we start the JVM
-    shuffle_partitions: Optional[int] = None  # None: 2 x default parallelism
-    log_level: str = "WARN"
-    checkpoint_dir: Optional[str] = None   # None: <run>/_checkpoints
-    conf: dict = field(default_factory=dict)  # any other spark.* settings
+    master: Optional[str] = opt(
+        None, "Spark master URL; unset: the one spark-submit hands the driver, else `local[*]`")
+    app_name: str = opt("corpus_pipeline", "Spark application name")
+    driver_memory: Optional[str] = opt(
+        None, "driver memory, e.g. \"4g\"; only applies when the command starts the JVM itself")
+    shuffle_partitions: Optional[int] = opt(
+        None, "`spark.sql.shuffle.partitions`; unset: 2 x the default parallelism")
+    log_level: str = opt("WARN", "Spark's log level")
+    checkpoint_dir: Optional[str] = opt(
+        None, "Spark checkpoint folder (near dedup's connected components); unset: `<run>/_checkpoints`")
+    conf: dict = opt(default_factory=dict, help="any other `spark.*` settings, as a table")
 
 
 @dataclass
 class IngestConfig:
-    max_page_bytes: int = 2_000_000        # HTTP payloads larger than this are skipped (page_too_large)
-    extract_timeout_s: float = 5.0         # per-page extraction time limit
-    min_text_chars: int = 100              # extracted text shorter than this is dropped (text_too_short)
-    keep_status: list = field(default_factory=lambda: [200])
-    html_content_types: list = field(default_factory=lambda: ["text/html", "application/xhtml+xml"])
-    files_per_task: int = 1                # WARC files per Spark task
-    files_per_commit: Optional[int] = None  # WARC files per committed extraction batch (None: 2 task waves)
-    s3_endpoint_url: Optional[str] = None  # e.g. a loopback S3 server; None: AWS
-    s3_anonymous_buckets: list = field(default_factory=lambda: ["commoncrawl"])
-    s3_anonymous: Optional[bool] = None    # force unsigned (True) / signed (False) for every bucket
-    s3_max_attempts: int = 8               # per request, with exponential backoff
-    s3_read_timeout_s: float = 60.0
-    file_attempts: int = 3                 # whole-file retries after a mid-stream failure
-    manifest_base: str = "s3://commoncrawl/"
-    favor: Literal["default", "recall", "precision"] = "default"
-    file_retry_backoff_s: float = 1.0      # first wait before re-opening a file after a mid-stream failure (doubles)
-    s3_connect_timeout_s: float = 10.0
-    http_max_attempts: int = 8             # per https:// request (429, 5xx, resets, timeouts), exponential backoff
-    http_backoff_s: float = 1.0            # first wait between HTTP request attempts (doubles, jittered, <= 60 s)
-    http_read_timeout_s: float = 60.0
-    http_connect_timeout_s: float = 10.0
-    shared_local_paths: bool = False       # local input paths are on a filesystem every cluster node mounts
-    extractor: str = "resiliparse"         # main-text extractor of the bulk pass (corpus_pipeline.extractors)
-    # a page whose bulk text is empty or under min_text_chars is re-extracted with this one before it is
-    # skipped (counted bulk_fallback); "auto": trafilatura unless the bulk extractor is trafilatura; "none": off
-    fallback_extractor: str = "auto"
-    warc_reader: Literal["fastwarc", "warcio"] = "warcio"   # WARC record parser (same records, same skips; bench ingest)
-
+    max_page_bytes: int = opt(
+        2_000_000, "HTTP payloads larger than this are skipped (`page_too_large`)")
+    extract_timeout_s: float = opt(
+        5.0, "per-page extraction time limit in seconds (SIGALRM, or a watchdog in non-main threads); "
+             "a timed-out page is counted as `extract_timeout`")
+    min_text_chars: int = opt(
+        100, "extracted text shorter than this is dropped (`text_too_short`), after the fallback extractor")
+    keep_status: list = opt(default_factory=lambda: [200], help="HTTP status codes of the responses kept")
+    html_content_types: list = opt(
+        default_factory=lambda: ["text/html", "application/xhtml+xml"],
+        help="Content-Types read as HTML; other responses are skipped (`not_html`)")
+    files_per_task: int = opt(1, "WARC files per Spark task (a Common Crawl WARC is ~1 GB compressed)")
+    files_per_commit: Optional[int] = opt(
+        None, "WARC files per committed extraction batch (the unit a resumed ingest skips); unset: two "
+              "task waves of the cluster")
+    s3_endpoint_url: Optional[str] = opt(
+        None, "another S3 service (MinIO, a loopback moto server in tests); unset: AWS")
+    s3_anonymous_buckets: list = opt(
+        default_factory=lambda: ["commoncrawl"],
+        help="buckets read with unsigned (anonymous) requests; others use the boto3 credential chain")
+    s3_anonymous: Optional[bool] = opt(
+        None, "force unsigned (true) or signed (false) requests for every bucket; unset: "
+              "`s3_anonymous_buckets` decides")
+    s3_max_attempts: int = opt(8, "attempts per S3 request (503 SlowDown, resets, timeouts), exponential backoff")
+    s3_read_timeout_s: float = opt(60.0, "S3 read timeout in seconds")
+    file_attempts: int = opt(
+        3, "whole-file attempts after a mid-stream failure: the file is re-opened and resumed after the "
+           "last record (`file_retries`)")
+    manifest_base: str = opt(
+        "s3://commoncrawl/", "what relative lines of a `warc.paths(.gz)` manifest are resolved against")
+    favor: Literal["default", "recall", "precision"] = opt(
+        "default", "trafilatura's extraction bias (`favor_recall` / `favor_precision`); no effect on resiliparse")
+    file_retry_backoff_s: float = opt(
+        1.0, "first wait in seconds before re-opening a file after a mid-stream failure (doubles)")
+    s3_connect_timeout_s: float = opt(10.0, "S3 connect timeout in seconds")
+    http_max_attempts: int = opt(
+        8, "attempts per `https://` request (408, 429, 5xx, refused or reset connections, timeouts), "
+           "full-jitter exponential backoff; counted `http_retries`")
+    http_backoff_s: float = opt(
+        1.0, "first wait in seconds between HTTP request attempts (doubles, jittered, at most 60 s; "
+             "a `Retry-After` is honoured)")
+    http_read_timeout_s: float = opt(60.0, "HTTP read timeout in seconds")
+    http_connect_timeout_s: float = opt(10.0, "HTTP connect timeout in seconds")
+    shared_local_paths: bool = opt(
+        False, "local input paths are on a filesystem every cluster node mounts at the same place "
+               "(otherwise a local path with a non-local master is refused)")
+    extractor: str = opt(
+        "resiliparse", "main-text extractor of the bulk pass (every page; `corpus_pipeline.extractors`): "
+                       "`resiliparse` or `trafilatura`; both keep maths")
+    fallback_extractor: str = opt(
+        "auto", "a page whose bulk text is empty or under `min_text_chars` is extracted again with this one "
+                "before it is skipped (counted `bulk_fallback`); `auto`: trafilatura (fast mode) unless the "
+                "bulk extractor is trafilatura; `none`: off")
+    warc_reader: Literal["fastwarc", "warcio"] = opt(
+        "warcio", "WARC record parser; `fastwarc` reads the same records with the same counts, measured "
+                  "slower here once made exact (`python -m bench ingest`)")
 
     def fallback(self) -> Optional[str]:
         """The extractor a page the bulk extractor loses is re-extracted with (None: no fallback)."""
@@ -76,147 +118,200 @@ class IngestConfig:
 
 @dataclass
 class DedupConfig:
-    url: bool = True
-    exact: bool = True
-    near: bool = True
-    shingle_size: int = 5                  # word n-grams
-    bands: int = 14
-    rows: int = 8                          # bands x rows = num_perm
-    minhash_seed: int = 1
-    verify_jaccard: Optional[float] = 0.7  # exact Jaccard check on candidate pairs; None disables
-    verify_with: str = "shingles"          # Jaccard from shingle sets (exact) or "signatures" (estimated, fixed size)
-    max_iterations_cc: int = 30            # connected components rounds
-    sample_pairs: int = 20                 # removed pairs kept for the report
-    sub_buckets: int = 64                  # LSH buckets split by page hash: no task holds a whole large bucket
-    rescue_rounds: int = 2                 # members failing verification against their root are regrouped this often
+    url: bool = opt(True, "URL dedup: of several fetches of one URL the latest is kept")
+    exact: bool = opt(True, "exact dedup on normalized text: the smallest page_id is kept")
+    near: bool = opt(True, "MinHash near-dedup: in each cluster the longest text is kept, ties by smallest page_id")
+    shingle_size: int = opt(5, "word n-grams the MinHash signatures are computed over")
+    bands: int = opt(14, "LSH bands (bands x rows = the number of permutations; 14 x 8 is about a 0.72 "
+                         "similarity threshold)")
+    rows: int = opt(8, "rows per LSH band (bands x rows = the number of permutations)")
+    minhash_seed: int = opt(1, "seed of the MinHash permutations")
+    verify_jaccard: Optional[float] = opt(
+        0.7, "Jaccard check of candidate pairs: pairs below it are not duplicates; unset: no verification")
+    verify_with: str = opt(
+        "shingles", "`shingles`: exact Jaccard of the shingle sets; `signatures`: Jaccard estimated from the "
+                    "MinHash signatures (fixed 112 values a page, standard error 0.043 at 0.7)")
+    max_iterations_cc: int = opt(30, "at most this many rounds of connected components (large-star/small-star)")
+    sample_pairs: int = opt(20, "removed pairs kept, with excerpts, for the report")
+    sub_buckets: int = opt(64, "LSH buckets split by a page hash into this many sub-buckets: no task holds a "
+                               "whole large bucket")
+    rescue_rounds: int = opt(2, "members failing verification against their root are regrouped and compared "
+                                "again this many times")
 
 
 @dataclass
 class ClassifierConfig:
-    dim: int = 256
-    lr: float = 0.1
-    word_ngrams: int = 3
-    min_count: int = 3
-    epoch: int = 3
-    bucket: int = 200_000                  # fastText default 2M gives a 2 GB model at dim 256
-    threads: int = 1                       # >1 makes training non-deterministic
-    seed: int = 0
-    max_words: int = 2000                  # documents truncated to this many tokens
-    negatives_per_positive: float = 3.0    # measured on the development crawl: README, settings table
-    holdout_fraction: float = 0.1
-    score_batch_size: int = 512
-    train_chunk_words: int = 64            # training documents split into lines of this many tokens (0: whole)
-    balance_classes: bool = True           # repeat the smaller class's training lines to match the larger
-    # Negatives are random pages that are not seeds, the same draw every iteration (the loop
-    # passes loop.random_seed and no exclusions); by default pages whose HTML carried maths
-    # markup (MathJax, KaTeX, MathML, TeX images) are not drawn: on the development crawl of
-    # real pages (15% maths) drawing them cut true recall from 0.96 to 0.31 (README).
-    negatives_exclude_math_markup: bool = True
-    # Negatives per language: the positives' languages in the positives' proportions (the crawl's
-    # other languages keep their share); a language the crawl has too few pages of is filled from the
-    # shipped background set (seeds/background/<lang>.jsonl.gz)
-    negatives_by_language: bool = True
-    background_negatives: bool = True
-    kind: str = "fasttext"                 # classifier implementation (corpus_pipeline/classifiers/)
-    max_positives: int = 500_000           # training positives sampled (seeded hash) from the seed; the paper's 500k
-    max_negatives: int = 500_000           # training negatives cap (the paper's 500k random crawl pages)
+    dim: int = opt(256, "fastText vector size (the paper's)")
+    lr: float = opt(0.1, "fastText learning rate (the paper's)")
+    word_ngrams: int = opt(3, "fastText word n-grams (the paper's)")
+    min_count: int = opt(3, "fastText minimal word count (the paper's)")
+    epoch: int = opt(3, "fastText training epochs (the paper's)")
+    bucket: int = opt(200_000, "fastText hash buckets: 200k keep the model ~220 MB; fastText's default 2M "
+                               "gives a 2 GB model at dim 256")
+    threads: int = opt(1, "fastText training threads; more than 1 makes training non-deterministic")
+    seed: int = opt(0, "fastText's random seed (and `train`'s default held-out split seed)")
+    max_words: int = opt(2000, "documents are truncated to this many tokens")
+    negatives_per_positive: float = opt(
+        3.0, "random negatives per seed document (lines balanced to the seed's)")
+    holdout_fraction: float = opt(0.1, "share of each class held out to measure the classifier (metrics.json)")
+    score_batch_size: int = opt(512, "pages per prediction batch when scoring")
+    train_chunk_words: int = opt(
+        64, "training documents are split into lines of this many tokens (0: whole documents, which underfit)")
+    balance_classes: bool = opt(True, "repeat the smaller class's training lines to match the larger")
+    negatives_exclude_math_markup: bool = opt(
+        True, "negatives are random pages that are not seeds, the same draw every iteration; with this, pages "
+              "whose HTML carried maths markup (MathJax, KaTeX, MathML, TeX images) are not drawn: on the "
+              "development crawl (15% maths) drawing them cut true recall from 0.96 to 0.31")
+    negatives_by_language: bool = opt(
+        True, "random negatives per language: the positives' languages in the positives' proportions, the "
+              "crawl's other languages keep their crawl share")
+    background_negatives: bool = opt(
+        True, "a language the crawl has too few pages of is filled from the shipped background set "
+              "(`seeds/background/<lang>.jsonl.gz`), then by repeating its pages")
+    kind: str = opt("fasttext", "classifier implementation from the registry in `corpus_pipeline/classifiers/`")
+    max_positives: int = opt(
+        500_000, "training positives sampled (seeded hash) from the seed; the paper's first classifier: 500k")
+    max_negatives: int = opt(500_000, "training negatives cap (the paper's 500k random crawl pages)")
 
 
 @dataclass
 class SelectConfig:
-    mode: Literal["threshold", "tokens", "fraction"] = "threshold"
-    threshold: float = 0.5
-    token_budget: Optional[int] = None     # mode "tokens"
-    token_fraction: Optional[float] = None  # mode "fraction": share of all tokens (the paper's top-K)
+    mode: Literal["threshold", "tokens", "fraction"] = opt(
+        "threshold", "`threshold`: collect pages scoring at least `threshold`; `tokens` / `fraction`: the "
+                     "top pages by score within a token budget")
+    threshold: float = opt(0.5, "score at or above which a page is collected (mode `threshold`)")
+    token_budget: Optional[int] = opt(None, "tokens to collect, best score first (mode `tokens`)")
+    token_fraction: Optional[float] = opt(
+        None, "share of all tokens to collect, best score first (mode `fraction`: the paper's top-K)")
 
 
 @dataclass
 class DomainConfig:
-    key: Literal["host", "registered"] = "host"
-    flag_fraction: float = 0.10            # flagged when collected / pages > this
-    min_pages: int = 5                     # domains with fewer pages are never flagged (= propose_min_pages)
-    path_depth: int = 2                    # prefixes of depth 1..path_depth
-    examples: int = 3                      # example URLs per prefix in the worksheet
-    prefix_min_pages: int = 2              # prefixes with fewer pages are left out of the prefix stats
-    max_prefixes_per_domain: int = 200     # at most this many prefixes per host (most pages first)
+    key: Literal["host", "registered"] = opt(
+        "host", "`host`: lower-cased host without port; `registered`: the registered domain (offline suffix list)")
+    flag_fraction: float = opt(0.10, "a domain is flagged when more than this share of its pages is collected")
+    min_pages: int = opt(5, "domains with fewer pages are never flagged (= `annotate.propose_min_pages`)")
+    path_depth: int = opt(2, "path-prefix statistics for prefixes of depth 1..path_depth")
+    examples: int = opt(3, "example URLs per prefix in the worksheet")
+    prefix_min_pages: int = opt(2, "prefixes with fewer pages are left out of the prefix statistics")
+    max_prefixes_per_domain: int = opt(200, "at most this many prefixes per host (most pages first)")
 
 
 @dataclass
 class AnnotateConfig:
-    mode: Literal["auto", "manual"] = "auto"
-    propose_min_fraction: float = 0.5      # proposer marks a prefix when collected/pages >= this
-    propose_min_pages: int = 5             # ... and it has at least this many pages
-    propose_min_collected: int = 3
-    worksheet_max_prefixes: int = 40       # candidate prefixes listed per host in the worksheet
-    propose_min_lift: float = 0.3          # ... and its share exceeds the rest of its host's by this
-    propose_min_rest_pages: int = 5        # a prefix with fewer pages outside it on its host is the whole host
-    propose_whole_host_fraction: float = 0.4  # the whole host is proposed at this collected share (and look-alike)
-    propose_min_host_share: float = 0.8    # a folder holding this share of its host's collected pages ...
-    propose_min_folder_fraction: float = 0.2  # ... with this collected share (and look-alike) is proposed
-    propose_markup_ratio: float = 0.5      # look-alike: uncollected maths-markup share >= this x the collected's
-    propose_near_score: float = 0.1        # look-alike: at least propose_near_share of the uncollected pages
-    propose_near_share: float = 0.5        #   score this or more
-    worksheet_max_domains: int = 100       # flagged domains in the worksheet (most uncollected pages first)
-    seed_min_score: float = 0.0            # pages under marks join the seed only with this score or more
-    max_seed_additions: int = 5000         # at most this many pages join the seed per iteration (best first)
-    seed_markup_admits: bool = False       # with seed_min_score > 0: a page with maths markup joins whatever its score
+    mode: Literal["auto", "manual"] = opt(
+        "auto", "`auto`: the proposer marks path prefixes; `manual`: the run stops at each worksheet for a "
+                "person (`run --annotate` overrides it)")
+    propose_min_fraction: float = opt(0.5, "the proposer marks a prefix when collected / pages is at least this")
+    propose_min_pages: int = opt(5, "a proposed prefix has at least this many pages")
+    propose_min_collected: int = opt(3, "a proposed prefix has at least this many collected pages")
+    worksheet_max_prefixes: int = opt(40, "candidate prefixes listed per host in the worksheet")
+    propose_min_lift: float = opt(0.3, "a proposed prefix's collected share beats the rest of its host's by this")
+    propose_min_rest_pages: int = opt(
+        5, "a prefix with fewer pages than this outside it on its host counts as the whole host")
+    propose_whole_host_fraction: float = opt(
+        0.4, "the whole host (`host/`) is proposed at this collected share when its uncollected pages look "
+             "like its collected ones, or when it files every page by id or date")
+    propose_min_host_share: float = opt(
+        0.8, "a folder holding this share of its host's collected pages, at `propose_min_folder_fraction` or "
+             "more collected and its uncollected pages alike, is proposed")
+    propose_min_folder_fraction: float = opt(
+        0.2, "the collected share a folder holding `propose_min_host_share` of its host's collected pages "
+             "needs to be proposed")
+    propose_markup_ratio: float = opt(
+        0.5, "look-alike: the uncollected pages' maths-markup share is at least this times the collected pages'")
+    propose_near_score: float = opt(
+        0.1, "look-alike: at least `propose_near_share` of the uncollected pages score this or more")
+    propose_near_share: float = opt(
+        0.5, "look-alike: the share of uncollected pages that must score `propose_near_score` or more")
+    worksheet_max_domains: int = opt(
+        100, "flagged domains in the worksheet and marked file (most uncollected pages under their best "
+             "prefix first); the full statistics stay in `iter=NNN/prefixes`")
+    seed_min_score: float = opt(0.0, "pages under marks join the seed only with this score or more")
+    max_seed_additions: int = opt(5000, "at most this many pages join the seed per iteration (best score first)")
+    seed_markup_admits: bool = opt(
+        False, "with `seed_min_score` > 0: a page with maths markup joins whatever its score")
 
 
 @dataclass
 class LoopConfig:
-    saturation: float = 0.98
-    max_iterations: int = 6
-    random_seed: int = 42
+    saturation: float = opt(
+        0.98, "stop when this share of an iteration's collection was collected in the previous one")
+    max_iterations: int = opt(6, "stop after this many iterations")
+    random_seed: int = opt(
+        42, "seed of the training sets' samples (seed rows, random negatives), the held-out split and the "
+            "training order (and `judge`'s default `--seed`)")
 
 
 @dataclass
 class DecontamConfig:
-    ngram: int = 10
-    short_min_grams: int = 3
-    benchmarks: list = field(default_factory=list)      # empty: every known benchmark found
-    exclude_short: list = field(default_factory=list)   # benchmarks left out of the short exact rule
-    min_chars_after: int = 100             # pages shorter than this after cleaning are dropped
-    short_include_options: bool = False    # short rule matches a multiple-choice stem only together with its options
-    mode: Literal["remove", "flag"] = "remove"   # flag: write the contamination rows, keep every page and line
-    min_words: int = 4                     # a matched span is evidence only with this many words (README)
-    min_span: int = 13                     # ... and this many tokens, unless it is the item's whole question
-    min_coverage: float = 0.85             # a span inside a question only: evidence when the page holds this
-                                           # share of the question (numbers, letters as wildcards) (0: off) ...
-    long_words: int = 14                   # ... or the span holds this many words ...
-    max_stock: float = 0.4                 # ... or under this share of its words is stock phrasing (README)
-    short_min_words: int = 3               # a short question is used only with this many words
-    max_items: int = 1                     # a gram in more distinct benchmark questions than this is common
-    max_pages: int = 0                     # ... and one found on more pages of the corpus than this (0: off)
+    ngram: int = opt(10, "benchmark n-gram length (the paper's 10-grams)")
+    short_min_grams: int = opt(
+        3, "questions of `short_min_grams` .. `ngram - 1` tokens are short questions, looked up whole")
+    benchmarks: list = opt(default_factory=list, help="benchmarks to use; empty: every known benchmark found")
+    exclude_short: list = opt(default_factory=list, help="benchmarks left out of the short exact rule")
+    min_chars_after: int = opt(100, "pages shorter than this after cleaning are dropped")
+    short_include_options: bool = opt(
+        False, "the short rule matches a multiple-choice stem only together with its options")
+    mode: Literal["remove", "flag"] = opt(
+        "remove", "`flag`: write the same contamination rows (`segment_flagged`, `page_flagged`), keep every "
+                  "page and line")
+    min_words: int = opt(
+        4, "a matched span is evidence only with this many words (numbers, single letters and TeX/formula "
+           "notation are not words)")
+    min_span: int = opt(13, "a matched span is evidence only with this many tokens (and `min_words` words), unless it is "
+                "the item's whole question")
+    min_coverage: float = opt(
+        0.85, "a span inside a question only is evidence when the page around it holds this share of the "
+              "question (numbers and single letters as wildcards); 0: off, every span is evidence")
+    long_words: int = opt(14, "a span inside a question only is also evidence when it holds this many words")
+    max_stock: float = opt(
+        0.4, "a span inside a question only is also evidence when under this share of its words is the "
+             "benchmarks' stock phrasing (word 4-grams in 3 or more benchmark questions)")
+    short_min_words: int = opt(3, "a short question is used only with this many words")
+    max_items: int = opt(1, "a gram in more distinct benchmark questions than this is common and never matches")
+    max_pages: int = opt(
+        0, "a gram found on more pages of the corpus than this is common too (NeMo Curator's `max_matches`; "
+           "0: off)")
 
 
 @dataclass
 class JudgeConfig:
-    # true: pages judged maths (majority verdict, `corpus-pipeline judge`) join the next seed grown,
-    # and are left out of later iterations' judging sample frames; false: judgements never train
-    add_to_seed: bool = False
+    add_to_seed: bool = opt(
+        False, "true: pages judged maths (majority verdict, `corpus-pipeline judge`) join the next seed grown "
+               "and are left out of later iterations' judging sample frames; false: judgements never train")
 
 
 @dataclass
 class FinalConfig:
-    format: Literal["parquet", "jsonl.gz"] = "parquet"   # RUN/final/corpus: Parquet files or gzipped JSON lines
-    # Re-extract the final corpus's pages from their WARC records with this extractor;
-    # "ingest": keep the bulk pass's text (no second read of the WARCs).
-    extractor: str = "trafilatura"
+    format: Literal["parquet", "jsonl.gz"] = opt(
+        "parquet", "`RUN/final/corpus` as Parquet files, or gzipped JSON lines (`part-*.json.gz`)")
+    extractor: str = opt(
+        "trafilatura", "the final corpus's pages are fetched again by `warc_file` + `warc_offset` and "
+                       "re-extracted with this extractor; `ingest`: keep the bulk pass's text (no second "
+                       "read of the WARCs)")
+
+
+def _section(cls: type, help: str) -> Any:
+    return field(default_factory=cls, metadata={"help": help})
 
 
 @dataclass
 class Config:
-    spark: SparkConfig = field(default_factory=SparkConfig)
-    ingest: IngestConfig = field(default_factory=IngestConfig)
-    dedup: DedupConfig = field(default_factory=DedupConfig)
-    classifier: ClassifierConfig = field(default_factory=ClassifierConfig)
-    select: SelectConfig = field(default_factory=SelectConfig)
-    domains: DomainConfig = field(default_factory=DomainConfig)
-    annotate: AnnotateConfig = field(default_factory=AnnotateConfig)
-    loop: LoopConfig = field(default_factory=LoopConfig)
-    decontam: DecontamConfig = field(default_factory=DecontamConfig)
-    judge: JudgeConfig = field(default_factory=JudgeConfig)
-    final: FinalConfig = field(default_factory=FinalConfig)
+    spark: SparkConfig = _section(SparkConfig, "Spark session settings; none of them changes a result")
+    ingest: IngestConfig = _section(
+        IngestConfig, "reading WARCs (local, S3, HTTPS, Hadoop filesystems, manifests) and extracting their pages")
+    dedup: DedupConfig = _section(DedupConfig, "URL, exact and MinHash near deduplication of the extracted pages")
+    classifier: ClassifierConfig = _section(
+        ClassifierConfig, "the fastText maths classifier: training settings, training sets, scoring")
+    select: SelectConfig = _section(SelectConfig, "which scored pages an iteration collects")
+    domains: DomainConfig = _section(DomainConfig, "domain flagging and the path-prefix statistics of flagged domains")
+    annotate: AnnotateConfig = _section(
+        AnnotateConfig, "the path step: the worksheet, the proposer's rules, pages under marks joining the seed")
+    loop: LoopConfig = _section(LoopConfig, "the iteration loop: when to stop, the random seed")
+    decontam: DecontamConfig = _section(DecontamConfig, "10-gram decontamination against the benchmarks")
+    judge: JudgeConfig = _section(JudgeConfig, "judging sampled pages (`corpus-pipeline judge`)")
+    final: FinalConfig = _section(FinalConfig, "the final corpus: format and second-tier re-extraction")
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
