@@ -297,6 +297,15 @@ def _section(cls: type, help: str) -> Any:
 
 
 @dataclass
+class PluginsConfig:
+    modules: list = opt(
+        default_factory=list,
+        help="Python modules imported when the configuration is loaded; each registers its classifiers or "
+             "extractors (REGISTRY.register). Importable by the driver; on Spark a classifier's module travels "
+             "with the scoring tasks, its libraries must be installed on the executors")
+
+
+@dataclass
 class Config:
     spark: SparkConfig = _section(SparkConfig, "Spark session settings; none of them changes a result")
     ingest: IngestConfig = _section(
@@ -312,6 +321,8 @@ class Config:
     decontam: DecontamConfig = _section(DecontamConfig, "10-gram decontamination against the benchmarks")
     judge: JudgeConfig = _section(JudgeConfig, "judging sampled pages (`corpus-pipeline judge`)")
     final: FinalConfig = _section(FinalConfig, "the final corpus: format and second-tier re-extraction")
+    plugins: PluginsConfig = _section(
+        PluginsConfig, "outside modules that register their own classifiers or extractors (no fork needed)")
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -507,13 +518,25 @@ def load_config(path: Optional[str | Path] = None, overrides: Optional[list[str]
     for item in overrides or []:
         section, key, value = parse_override(item)
         _apply(cfg, {section: {key: value}}, f"--set {item}")
+    _load_plugins(cfg)
     _check_ranges(cfg)
     return cfg
+
+
+def _load_plugins(cfg: Config) -> None:
+    """Import the ``plugins.modules`` (before the registries' names are checked)."""
+    from .plugins import load
+
+    try:
+        load(cfg.plugins.modules)
+    except ImportError as e:
+        raise ConfigError(f"plugins.modules: {e}") from None
 
 
 def config_from_dict(data: dict) -> Config:
     cfg = Config()
     _apply(cfg, data, "config")
+    _load_plugins(cfg)
     _check_ranges(cfg)
     return cfg
 

@@ -17,18 +17,20 @@ implementation named by ``classifier.kind`` and uses four operations.
   :func:`corpus_pipeline.classify.pr_metrics`; implementations may override it.
 
 Adding a model: write one module with a subclass of :class:`Classifier` and add
-one line to ``REGISTRY`` below; ``--set classifier.kind=NAME`` then uses it in
-``run``, ``train`` and ``score`` without touching the loop.
+one line to ``REGISTRY`` below (or, outside this package, call
+``REGISTRY.register(kind, Class)`` in a module named by the ``plugins.modules``
+setting, :mod:`corpus_pipeline.plugins`); ``--set classifier.kind=NAME`` then
+uses it in ``run``, ``train`` and ``score`` without touching the loop.
 """
 from __future__ import annotations
 
-import importlib
 from typing import Optional, Sequence
 
-# kind -> "module:Class"
-REGISTRY = {
+from ..plugins import Registry
+
+REGISTRY = Registry("classifier", {
     "fasttext": "corpus_pipeline.classifiers.fasttext:FastTextClassifier",
-}
+})
 
 LABEL_MATH = "__label__math"      # the training and held-out files' two labels
 LABEL_OTHER = "__label__other"
@@ -78,23 +80,16 @@ class Classifier:
         return {}
 
 
-_INSTANCES: dict = {}
-
-
 def kinds() -> list[str]:
-    return sorted(REGISTRY)
+    return REGISTRY.names()
 
 
 def get(kind: str = "fasttext") -> Classifier:
     """The implementation registered under ``kind`` (one instance per process)."""
-    c = _INSTANCES.get(kind)
-    if c is None:
-        if kind not in REGISTRY:
-            raise ValueError(f"classifier.kind: unknown classifier {kind!r} (known: {', '.join(kinds())})")
-        mod, _, cls = REGISTRY[kind].partition(":")
-        c = getattr(importlib.import_module(mod), cls)()
-        _INSTANCES[kind] = c
-    return c
+    try:
+        return REGISTRY.get(kind)
+    except ValueError as e:
+        raise ValueError(f"classifier.kind: {e}") from None
 
 
 def for_config(cfg) -> Classifier:

@@ -8,34 +8,31 @@ per-page time limit, the counted skip reasons and the page language.
 
 Adding an extractor is one module in this package and one line in
 :data:`REGISTRY` (``name -> "module:Class"``, imported on first use so an
-unused extractor's library is never loaded).
+unused extractor's library is never loaded), or ``REGISTRY.register(name,
+Class)`` in a module named by the ``plugins.modules`` setting
+(:mod:`corpus_pipeline.plugins`).
 """
 from __future__ import annotations
 
-import importlib
+from ..plugins import Registry
 
-REGISTRY = {
-    "trafilatura": "trafilatura:TrafilaturaExtractor",
-    "resiliparse": "resiliparse:ResiliparseExtractor",
-}
-
-_instances: dict = {}
+REGISTRY = Registry("extractor", {
+    "trafilatura": "corpus_pipeline.extractors.trafilatura:TrafilaturaExtractor",
+    "resiliparse": "corpus_pipeline.extractors.resiliparse:ResiliparseExtractor",
+})
+_warmed: set = set()
 
 
 def names() -> tuple:
-    return tuple(REGISTRY)
+    return tuple(REGISTRY.names())
 
 
 def get(name: str):
-    """The (cached) extractor registered as ``name``; ValueError naming the known ones."""
-    impl = _instances.get(name)
-    if impl is None:
-        if name not in REGISTRY:
-            raise ValueError(f"unknown extractor {name!r} (known: {', '.join(REGISTRY)})")
-        module, cls = REGISTRY[name].split(":")
-        impl = getattr(importlib.import_module(f"{__name__}.{module}"), cls)()
+    """The (cached, warmed-up) extractor registered as ``name``; ValueError naming the known ones."""
+    impl = REGISTRY.get(name)
+    if name not in _warmed:
         _warm_up(impl)
-        _instances[name] = impl
+        _warmed.add(name)
     return impl
 
 

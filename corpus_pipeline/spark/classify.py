@@ -361,13 +361,15 @@ def _ship_model(spark, model_dir: str, via_spark_files: Optional[bool] = None) -
 
 def _score_partition(ship: tuple[str, str], cfg: ClassifierConfig):
     """mapPartitions function: (page_id, text) rows -> (page_id, score) rows."""
+    from ..classifiers import for_config
+    from .plugins import ship as ship_plugins
+
     kind, where = ship
     batch = cfg.score_batch_size
+    clf = for_config(cfg)       # resolved here: a plugin's class travels with the task (spark.plugins)
+    ship_plugins()
 
     def run(rows):
-        from ..classifiers import for_config
-
-        clf = for_config(cfg)
         path = where
         if kind == "spark_file":
             from pyspark import SparkFiles
