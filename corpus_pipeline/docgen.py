@@ -77,10 +77,37 @@ def config_reference() -> str:
     return "\n".join(out) + "\n"
 
 
+def recipe_list() -> str:
+    """The recipe's stages, numbered in the order the loop walks them (``pipeline/recipe.py``), each with
+    its output folder and what it does (the stage's ``about``)."""
+    from .pipeline.recipe import default_recipe
+
+    recipe = default_recipe()
+    out: list[str] = []
+    n = 0
+
+    def item(s) -> None:
+        nonlocal n
+        n += 1
+        where = f" (`{s.path.replace('{iter}/', '')}/`)" if s.commits else ""
+        out.append(f"{n}. **{s.name}**{where}: {s.about}.")
+
+    for s in recipe.ingest:
+        item(s)
+    out += ["", "Then, for each iteration NNN (`iter=NNN/`):", ""]
+    for s in recipe.iteration:
+        item(s)
+    out += ["", "After the loop:", ""]
+    for s in recipe.final:
+        item(s)
+    return "\n".join(out) + "\n"
+
+
 # ---------------------------------------------------------------- blocks
 # block name -> (file relative to the repository, generator of the block's text)
 BLOCKS: dict[str, tuple[str, Callable[[], str]]] = {
     "config": ("docs/configuration.md", config_reference),
+    "recipe": ("README.md", recipe_list),
 }
 
 

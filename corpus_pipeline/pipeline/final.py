@@ -73,7 +73,8 @@ class Contamination(FinalStage):
     schema = schemas.CONTAMINATION
     keys = ("decontam.*",)
     reads = ("pages", "collected")
-    about = "segments with a 10-gram benchmark match, pages with an exact 3-9-gram one (with --benchmarks)"
+    about = ("the last collection (re-extracted from its WARC records with `final.extractor`) checked against "
+             "the benchmarks: segments with a 10-gram match, pages with an exact 3-9-gram one (with `--benchmarks`)")
 
     def applies(self, ctx) -> bool:
         return bool(ctx.inputs.benchmarks)
@@ -88,7 +89,7 @@ class Corpus(FinalStage):
     schema = schemas.FINAL_CORPUS
     keys = ("decontam.*", "final.*")
     reads = ("pages", "collected", "contamination")
-    about = "the final corpus: the last collection, decontaminated"
+    about = "the decontaminated corpus with provenance; then the report (`report/`)"
 
     def load(self, ctx, location: str):
         return sparkiteration.read_final_corpus(ctx.spark, ctx.run.data(location), ctx.cfg.final.format)

@@ -52,7 +52,9 @@ class Extract(Stage):
     name, path, scope = "extract", "ingest/extract", INGEST
     schema = sparkingest.STAGED
     keys = EXTRACT_KEYS
-    about = "WARC records -> main text with maths kept (one committed batch per file group)"
+    about = ("read the WARCs (local, S3, HTTPS, any Hadoop filesystem, a `warc.paths` manifest), keep HTTP 200 "
+             "HTML responses, extract the main text with its maths kept as TeX (resiliparse for the bulk pass, "
+             "trafilatura as fallback), detect the language; committed in batches of files")
 
     @staticmethod
     def batches(run) -> list[str]:
@@ -182,7 +184,7 @@ def remaining(ctx, before: Optional[Stage] = None):
 class UrlDedup(Dedup):
     name, path, kind = "url_dedup", "ingest/url_dedup", "url"
     keys = ("dedup.url",)
-    about = "one page per normalized URL: the latest fetch"
+    about = "of several fetches of one URL, keep the latest"
 
     def removals(self, pages, ctx):
         return {}, sparkingest.url_dedup(pages)[1]
@@ -191,7 +193,7 @@ class UrlDedup(Dedup):
 class ExactDedup(Dedup):
     name, path, kind = "exact_dedup", "ingest/exact_dedup", "exact"
     keys = ("dedup.exact",)
-    about = "one page per normalized text: the smallest page_id"
+    about = "identical normalized text: keep the smallest page_id"
 
     def removals(self, pages, ctx):
         return {}, sparkingest.exact_dedup(pages)[1]
@@ -200,7 +202,8 @@ class ExactDedup(Dedup):
 class NearDedup(Dedup):
     name, path, kind = "near_dedup", "ingest/near_dedup", "near"
     keys = NEAR_KEYS
-    about = "MinHash near-duplicates (bands x rows, verified Jaccard), connected components"
+    about = ("MinHash over word 5-grams, 14 bands x 8 rows, verified by Jaccard >= 0.7, connected components; "
+             "the longest text of each cluster survives")
 
     def removals(self, pages, ctx):
         counts, dups, docs = sparkingest.near_removals(ctx.spark, pages, ctx.cfg, checkpoint_dir(ctx), ctx.say)
@@ -227,7 +230,7 @@ class PagesDuplicates(TableStage):
     name, path, scope = "pages_duplicates", "pages_duplicates", INGEST
     schema = schemas.DUPLICATES
     reads = ("url_dedup", "exact_dedup", "near_dedup")
-    about = "every removed duplicate with the page it duplicates"
+    about = "every removed duplicate, with the page it duplicates and the rule that removed it"
 
     def record(self, ctx):
         return ctx.cfg.section("dedup")
@@ -249,7 +252,7 @@ class PagesSkips(TableStage):
     name, path, scope = "pages_skips", "pages_skips", INGEST
     schema = schemas.SKIPS
     reads = ("extract",)
-    about = "every skipped record, with its reason, per source file"
+    about = "every skipped record, counted with its reason, per source file"
 
     def record(self, ctx):
         return ctx.cfg.section("ingest")
@@ -267,7 +270,7 @@ class Pages(TableStage):
     schema = schemas.PAGES
     reads = ("extract", "url_dedup", "exact_dedup", "near_dedup", "pages_duplicates")
     cached = True
-    about = "the deduplicated pages: built once, read by every iteration"
+    about = "the deduplicated pages, written once and read by every iteration"
 
     def record(self, ctx):
         return {"ingest": ctx.cfg.section("ingest"), "dedup": ctx.cfg.section("dedup"),

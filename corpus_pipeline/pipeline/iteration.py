@@ -58,8 +58,9 @@ class Seed(TableStage):
     keys = ("annotate.seed_min_score", "annotate.max_seed_additions", "annotate.seed_markup_admits",
             "judge.add_to_seed")
     reads = ("seed", "pages", "collected", "scores", "annotations")
-    about = ("the positives: the seed corpus, then last iteration's seed plus the uncollected pages "
-             "under its marked path prefixes")
+    about = ("the positives: the seed corpus (the starter seed, or `--seed-corpus`), plus the uncollected "
+             "pages under the previous iteration's marked path prefixes (and pages judged maths, with "
+             "`judge.add_to_seed`)")
 
     def extra_settings(self, ctx) -> Optional[dict]:
         # the seed the run trains on, the shipped starter seed included: a changed default seed
@@ -154,7 +155,8 @@ class Model(Stage):
     exclude = ("classifier.score_batch_size",)
     section = "classifier"
     reads = ("pages", "seed")
-    about = "the classifier trained on the seed (positives) against random crawl pages (negatives)"
+    about = ("a fastText classifier (the paper's settings) trained on the seed against random crawl pages, "
+             "measured on a held-out split")
 
     def build(self, ctx, staging: str) -> dict:
         return sparkclassify.train_iteration(ctx.spark, ctx.read("pages"), ctx.read("seed"), staging,
@@ -170,7 +172,7 @@ class Scores(TableStage):
     name, path, scope = "scores", "{iter}/scores", ITERATION
     schema = schemas.SCORES
     reads = ("pages", "model")
-    about = "every page scored by the model"
+    about = "P(maths) for every page"
 
     def table(self, ctx):
         ctx.say(f"iteration {ctx.i}: scoring pages")
@@ -187,7 +189,7 @@ class Collected(TableStage):
     keys = ("select.*",)
     section = "select"
     reads = ("scores", "pages", "collected")
-    about = "the top-ranked pages (threshold or token budget)"
+    about = "the pages scoring >= 0.5 (or the best pages within a token budget)"
 
     def table(self, ctx):
         return sparkclassify.select_pages(ctx.spark, ctx.read("scores"), ctx.read("pages"), ctx.cfg.select)
@@ -206,7 +208,7 @@ class Eval(Stage):
     name, path, scope = "eval", "{iter}/eval", ITERATION
     leaf = True
     reads = ("pages", "collected")
-    about = "true precision and recall of the collection (with --labels only)"
+    about = "true precision and recall (only with `--labels`), never used for decisions"
 
     def applies(self, ctx) -> bool:
         return ctx.inputs.labels is not None
@@ -232,7 +234,7 @@ class Domains(TableStage):
     keys = ("domains.key", "domains.flag_fraction", "domains.min_pages")
     section = "domains"
     reads = ("pages", "collected")
-    about = "per host: pages, collected share; flagged above domains.flag_fraction"
+    about = "a domain is flagged when more than 10% of its pages were collected"
 
     def table(self, ctx):
         return sparkdomains.domain_stats(ctx.spark, ctx.read("pages"), ctx.read("collected"), ctx.cfg.domains)
@@ -245,7 +247,7 @@ class Domains(TableStage):
                 f"domains flagged")
 
     def describe(self, cfg) -> str:
-        return f"per host: pages, collected share; flagged above {cfg.domains.flag_fraction:.0%} collected"
+        return f"a domain is flagged when more than {cfg.domains.flag_fraction:.0%} of its pages were collected"
 
 
 class StopRule(Stage):
@@ -253,7 +255,8 @@ class StopRule(Stage):
 
     name, scope, commits = "stop_rule", ITERATION, False
     reads = ("collected",)
-    about = "stop when >= loop.saturation of the collection was collected in the previous iteration"
+    about = ("the loop stops when 98% of a collection was already collected by the previous iteration "
+             "(`saturated`), or at the last iteration (6 by default)")
 
     def check(self, ctx):
         overlap = ctx.counts("collected").get("overlap_with_previous")
@@ -262,7 +265,8 @@ class StopRule(Stage):
             raise StopLoop(reason)
 
     def describe(self, cfg) -> str:
-        return f"stop when >= {cfg.loop.saturation} of the collection was collected in the previous iteration"
+        return (f"the loop stops when {cfg.loop.saturation:.0%} of a collection was already collected by the "
+                f"previous iteration (`saturated`), or after {cfg.loop.max_iterations} iterations")
 
 
 class Prefixes(TableStage):
@@ -271,7 +275,7 @@ class Prefixes(TableStage):
     keys = ("domains.key", "domains.path_depth", "domains.examples", "domains.prefix_min_pages",
             "domains.max_prefixes_per_domain")
     reads = ("pages", "collected", "domains", "scores")
-    about = "URL path prefixes of the flagged domains, with examples"
+    about = "path-prefix statistics of every flagged domain, with example pages"
 
     def applies(self, ctx) -> bool:
         return not ctx.committed("annotations")      # the marks are made: nothing reads them again
@@ -291,7 +295,8 @@ class Annotations(Stage):
     name, path, scope = "annotations", "{iter}/annotations", ITERATION
     keys = ("annotate.propose_*", "annotate.worksheet_max_domains")       # auto mode only
     reads = ("prefixes", "annotations")
-    about = "the path prefixes that hold the domain: marked by a person or the proposer"
+    about = ("the worksheet and the marked paths (the proposer with `--annotate auto`, a person with `manual`); "
+             "uncollected pages under marked paths join the next seed")
 
     def compares(self, marker: dict) -> bool:
         return (marker.get("config") or {}).get("mode") == "auto"     # a person's marks depend on no setting
