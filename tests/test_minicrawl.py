@@ -287,6 +287,89 @@ def test_cli(tmp_path, capsys):
     assert not (tmp_path / "d").exists()
 
 
+# ----------------------------------------------------------------- a second label domain: code
+@pytest.fixture(scope="module")
+def code_crawl(tmp_path_factory):
+    out = tmp_path_factory.mktemp("mc_code") / "crawl"
+    manifest = generate(out, pages=N, seed=SEED, label_domains=("code",))
+    return out, manifest
+
+
+def _code_labels(d: Path) -> list[dict]:
+    return [json.loads(line) for line in (d / "labels_code.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def test_label_domain_code_leaves_the_crawl_unchanged(crawl, code_crawl):
+    """Same WARC bytes, labels.jsonl and benchmark files; the manifest only gains its label_domains entry."""
+    a, b = _files(crawl[0]), _files(code_crawl[0])
+    assert sorted(b) == sorted([*a, "labels_code.jsonl"])
+    for k in a:
+        if k != "manifest.json":
+            assert a[k] == b[k], k
+    m_code = json.loads(b["manifest.json"])
+    assert set(m_code.pop("label_domains")) == {"code"}
+    assert m_code == json.loads(a["manifest.json"])
+    assert "label_domains" not in crawl[1]
+
+
+def test_every_labelled_url_has_exactly_one_code_label(crawl, code_crawl, responses):
+    labels, code = _labels(crawl[0]), _code_labels(code_crawl[0])
+    assert [x["url"] for x in code] == [x["url"] for x in labels]      # same URLs, same order, one line each
+    assert {x["label"] for x in code} == {"code", "non-code"}
+    assert {x["url"] for x in code} == {r["url"] for r in responses}
+    c = Counter(x["label"] for x in code)
+    assert c == Counter(code_crawl[1]["label_domains"]["code"]["label_counts"])
+    assert 0.02 <= c["code"] / len(code) <= 0.15
+    # no page is positive in both domains: maths pages are labelled by their main topic (non-code)
+    math = {x["url"] for x in labels if x["label"] == "math"}
+    assert not math & {x["url"] for x in code if x["label"] == "code"}
+
+
+def test_code_labels_follow_the_page_content(code_crawl, responses):
+    """A 200 HTML page labelled code carries a code block (<pre><code>), a non-code page never does."""
+    code = {x["url"]: x["label"] for x in _code_labels(code_crawl[0])}
+    seen = Counter()
+    for r in responses:
+        if r["status"] != "200" or not r["ctype"].startswith("text/html") or len(r["payload"]) < r["declared"]:
+            continue
+        has_block = b"<pre><code>" in r["payload"]
+        assert has_block == (code[r["url"]] == "code"), r["url"]
+        seen[code[r["url"]]] += 1
+    assert seen["code"] > 0 and seen["non-code"] > 0
+
+
+def test_code_pages_on_several_hosts_and_a_code_prefix(code_crawl):
+    """The path step needs hosts with code pages and a prefix that holds them.
+
+    Today's site table has one code-only host (pydocs-hub.dev, /api/) and a general wiki with a few
+    code pages; no host mixes a code prefix with non-code prefixes (like askmaths.net does for maths).
+    """
+    dm = code_crawl[1]["label_domains"]["code"]
+    hosts = dm["hosts"]
+    assert len(dm["code_hosts"]) >= 2, dm["code_hosts"]
+    assert dm["code_prefixes"]["pydocs-hub.dev"] == ["/api/"]
+    api = hosts["pydocs-hub.dev"]["prefixes"]["/api/"]
+    assert api["code"] >= 0.9 * (api["code"] + api["non-code"])
+    wiki = hosts["worldpedia.org"]["prefixes"]["/wiki/"]
+    assert 0 < wiki["code"] < wiki["non-code"]              # a general site: code is a small minority
+    # maths-first hosts hold no code pages
+    for h in code_crawl[1]["mixed_math_hosts"]:
+        assert hosts.get(h, {}).get("code", 0) == 0, h
+
+
+def test_label_domain_cli_and_stale_file(tmp_path, capsys):
+    out = tmp_path / "c"
+    assert main(["minicrawl", "--out", str(out), "--pages", "60", "--random-seed", "3", "--label-domain", "code"]) == 0
+    assert "labels_code.jsonl: code" in capsys.readouterr().out
+    assert len(_code_labels(out)) == len(_labels(out))
+    # a later run without the option removes the labels_code.jsonl that no longer matches
+    assert main(["minicrawl", "--out", str(out), "--pages", "60", "--random-seed", "4"]) == 0
+    assert not (out / "labels_code.jsonl").exists()
+    assert main(["minicrawl", "--out", str(out), "--label-domain", "maths"]) == 2
+    with pytest.raises(ValueError):
+        generate(tmp_path / "x", pages=10, seed=1, label_domains=("nope",))
+
+
 @pytest.mark.slow
 def test_default_size_generates(tmp_path):
     """The demo's default size (not timed): counts land in the intended mix."""

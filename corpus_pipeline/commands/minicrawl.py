@@ -1,9 +1,13 @@
-"""`corpus-pipeline minicrawl --out DIR [--pages N] [--random-seed S]`: a deterministic, labeled local crawl.
+"""`corpus-pipeline minicrawl --out DIR [--pages N] [--random-seed S] [--label-domain code]`: a deterministic, labeled local crawl.
 
 Writes ``DIR/warc/*.warc.gz`` (gzip WARCs: warcinfo, request and response
 records), ``DIR/labels.jsonl`` (one ``{"url", "label"}`` per response URL) and
 ``DIR/manifest.json`` (counts per host, path prefix, document kind, maths
 markup and phenomenon).  Same arguments give byte-identical files.
+
+``--label-domain code`` also writes ``DIR/labels_code.jsonl``: the same URLs
+labelled ``code`` (programming pages) or ``non-code``.  The WARCs and
+``labels.jsonl`` are the same with and without it.
 """
 from __future__ import annotations
 
@@ -16,6 +20,9 @@ def add_arguments(p) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (warc/, labels.jsonl, manifest.json)")
     p.add_argument("--pages", type=int, default=3000, metavar="N", help="number of response records (default 3000)")
     p.add_argument("--random-seed", type=int, default=1, metavar="S", help="random seed (default 1)")
+    p.add_argument("--label-domain", action="append", default=[], choices=["code"], metavar="DOMAIN",
+                   help="also label the same crawl for another domain profile: 'code' writes DIR/labels_code.jsonl "
+                        "(code / non-code); the WARCs and labels.jsonl do not change (repeatable)")
 
 
 def _check(args) -> None:
@@ -29,7 +36,11 @@ def plan(args, cfg) -> list[str]:
     _check(args)
     return [f"generate {args.pages} pages with random seed {args.random_seed}",
             f"write {args.out}/warc/minicrawl-{args.random_seed}-NNNNN.warc.gz, {args.out}/labels.jsonl, "
-            f"{args.out}/manifest.json"]
+            f"{args.out}/manifest.json"] + [f"write {args.out}/labels_{d}.jsonl" for d in _domains(args)]
+
+
+def _domains(args) -> list[str]:
+    return sorted(set(getattr(args, "label_domain", None) or []))
 
 
 def run(args, cfg) -> int:
@@ -37,11 +48,14 @@ def run(args, cfg) -> int:
     from ..minicrawl import generate
 
     t0 = time.perf_counter()
-    m = generate(args.out, pages=args.pages, seed=args.random_seed)
+    m = generate(args.out, pages=args.pages, seed=args.random_seed, label_domains=_domains(args))
     dt = time.perf_counter() - t0
     lc = m["label_counts"]
     size = sum(f["bytes"] for f in m["files"])
     print(f"minicrawl: {m['responses']} responses, {m['labels']} labelled URLs "
           f"(math {lc['math']}, non-math {lc['non-math']}, ambiguous {lc['ambiguous']}), {m['n_hosts']} hosts, "
           f"{len(m['files'])} WARC files, {size / 1e6:.1f} MB in {dt:.1f} s -> {args.out}")
+    for d, dm in sorted(m.get("label_domains", {}).items()):
+        counts = ", ".join(f"{k} {v}" for k, v in dm["label_counts"].items())
+        print(f"minicrawl: {dm['file']}: {counts}; {d} pages on {len(dm[d + '_hosts'])} hosts")
     return 0

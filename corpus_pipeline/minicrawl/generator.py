@@ -7,6 +7,7 @@ redirects), so 200,000 pages stream through in constant memory.
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import datetime as dt
 import hashlib
@@ -24,7 +25,7 @@ from . import textgen as T
 from .formulas import TOPICS
 from .benchmark import Planter
 from .html import render_page
-from .sites import MIRROR, PROSE_MATH_KINDS, SITES, Site, label_of
+from .sites import LABEL_DOMAINS, MIRROR, PROSE_MATH_KINDS, SITES, Site, label_of
 from .warcfile import WarcFile, sha1_b32
 
 SOFTWARE = "corpus_pipeline-minicrawl/1.0"
@@ -62,8 +63,12 @@ def _weighted(r: random.Random, items: list, weights: list):
 
 
 class _Gen:
-    def __init__(self, out: Path, pages: int, seed: int, mix: MixConfig):
+    def __init__(self, out: Path, pages: int, seed: int, mix: MixConfig, label_domains: tuple = ()):
         self.out, self.n, self.seed, self.mix = out, pages, seed, mix
+        self.label_domains = tuple(label_domains)
+        self.domain_files: dict = {}        # domain -> open labels_<domain>.jsonl (only while run() writes)
+        self.domain_counts = {d: Counter() for d in self.label_domains}
+        self.domain_prefixes: dict = {d: {} for d in self.label_domains}
         self.r = random.Random(seed)
         self.rid = random.Random(f"minicrawl-record-ids-{seed}")
         self.t = dt.datetime(2021, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(days=seed % 1000, seconds=(seed * 7919) % 86400)
@@ -140,7 +145,7 @@ class _Gen:
         if target != url:
             self.c["angle_bracket_uri"] += 1
 
-    def _label(self, url: str, label: str, host: str, prefix: str) -> None:
+    def _label(self, url: str, label: str, host: str, prefix: str, kind: str) -> None:
         self.labels_f.write(json.dumps({"url": url, "label": label}, ensure_ascii=False) + "\n")
         self.c["labels"] += 1
         self.c[f"label_{label}"] += 1
@@ -149,6 +154,12 @@ class _Gen:
         h["urls"] += 1
         p = self.prefixes.setdefault(host, {}).setdefault(prefix, Counter())
         p[label] += 1
+        # other label domains: the same URL, labelled from the page's document kind (no random draw)
+        for dom, f in self.domain_files.items():
+            dlabel = LABEL_DOMAINS[dom][1](kind)
+            f.write(json.dumps({"url": url, "label": dlabel}, ensure_ascii=False) + "\n")
+            self.domain_counts[dom][dlabel] += 1
+            self.domain_prefixes[dom].setdefault(host, {}).setdefault(prefix, Counter())[dlabel] += 1
 
     # ------------------------------------------------------------ documents
     def _make_doc(self, site: Site, kind: str) -> dict:
@@ -241,7 +252,7 @@ class _Gen:
         html = self._render(e)
         e["html"] = html
         self._emit(e["url"], "200 OK", "text/html; charset=utf-8", html.encode("utf-8"), truncate=truncate)
-        self._label(e["url"], e["label"], e["site"].host, e["section"].prefix)
+        self._label(e["url"], e["label"], e["site"].host, e["section"].prefix, e["kind"])
         self._note_page(e, e["url"], e["site"].host, e["section"].prefix)
         self.c["html_pages"] += 1
         if truncate:
@@ -282,7 +293,7 @@ class _Gen:
         self._emit(url, "200 OK", "text/html; charset=utf-8", e["html"].encode("utf-8"))
         host = url.split("/")[2]
         prefix = "/" + url.split("/")[3] + "/" if host != e["site"].host or style == 1 else e["section"].prefix
-        self._label(url, e["label"], host, prefix)
+        self._label(url, e["label"], host, prefix, e["kind"])
         self._note_page(e, url, host, prefix)
         self.c["exact_dup"] += 1
         return True
@@ -319,7 +330,7 @@ class _Gen:
             prefix = e["section"].prefix
             self.c["near_dup_sentence"] += 1
         self._emit(url, "200 OK", "text/html; charset=utf-8", html.encode("utf-8"))
-        self._label(url, e["label"], url.split("/")[2], prefix)
+        self._label(url, e["label"], url.split("/")[2], prefix, e["kind"])
         self._note_page(e, url, url.split("/")[2], prefix)
         self.c["near_dup"] += 1
         return True
@@ -341,7 +352,7 @@ class _Gen:
                 f'<a href="{e["url"]}">{e["url"]}</a>.</p></body></html>').encode()
         self._emit(url, status, "text/html; charset=utf-8", body, extra_http=(f"Location: {e['url']}",))
         # a redirect is labelled like the page it points to
-        self._label(url, e["label"], e["site"].host, prefix)
+        self._label(url, e["label"], e["site"].host, prefix, e["kind"])
         self.c[f"redirect_{code}"] += 1
         self.c["redirect"] += 1
         return True
@@ -376,7 +387,7 @@ class _Gen:
             payload = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(r.getrandbits(8) for _ in range(200))
             ctype, label = "image/png", "non-math"
         self._emit(url, "200 OK", ctype, payload)
-        self._label(url, label, site.host, prefix)
+        self._label(url, label, site.host, prefix, f"non_html_{kind}")
         self.c[f"non_html_{kind}"] += 1
         self.c["non_html"] += 1
         return True
@@ -392,7 +403,7 @@ class _Gen:
         html = self._render(e, charset=cs)
         payload = html.encode(cs, errors="xmlcharrefreplace")
         self._emit(e["url"], "200 OK", f"text/html; charset={cs}", payload)
-        self._label(e["url"], e["label"], site.host, e["section"].prefix)
+        self._label(e["url"], e["label"], site.host, e["section"].prefix, e["kind"])
         self._note_page(e, e["url"], site.host, e["section"].prefix)
         self.c[f"non_utf8_{cs}"] += 1
         self.c["non_utf8"] += 1
@@ -442,8 +453,11 @@ class _Gen:
         (self.out / "warc").mkdir(parents=True, exist_ok=True)
         forced = self._plan_forced()
         trunc_slot = min(self.n, self.per_file) - 1
-        with open(self.out / "labels.jsonl", "w", encoding="utf-8", newline="\n") as lf:
+        with open(self.out / "labels.jsonl", "w", encoding="utf-8", newline="\n") as lf, contextlib.ExitStack() as st:
             self.labels_f = lf
+            for dom in self.label_domains:
+                self.domain_files[dom] = st.enter_context(
+                    open(self.out / LABEL_DOMAINS[dom][0], "w", encoding="utf-8", newline="\n"))
             for i in range(self.n):
                 if i % self.per_file == 0:
                     self._open_file(i // self.per_file)
@@ -457,6 +471,7 @@ class _Gen:
                 self._normal(i)
             if self.wf is not None:
                 self._close_file()
+        self.domain_files = {}
         self.bench.write(self.out)
         return self._manifest()
 
@@ -470,7 +485,7 @@ class _Gen:
                                      for p, pc in sorted(self.prefixes[h].items())}}
         mixed = {h: v for h, v in hosts.items() if v["category"] == "mixed-math"}
         c = self.c
-        return {
+        m = {
             "generator": SOFTWARE, "pages": self.n, "random_seed": self.seed,
             "responses": c["responses"], "labels": c["labels"],
             "label_counts": {k: c[f"label_{k}"] for k in ("math", "non-math", "ambiguous")},
@@ -490,20 +505,50 @@ class _Gen:
             "benchmarks": self.bench.manifest(),
             "mix": {k: v for k, v in vars(self.mix).items() if k != "sites"},
         }
+        if self.label_domains:          # absent without --label-domain: the default manifest is unchanged
+            m["label_domains"] = {d: self._domain_manifest(d) for d in self.label_domains}
+        return m
+
+    def _domain_manifest(self, dom: str) -> dict:
+        fname, _, labels = LABEL_DOMAINS[dom]
+        pos = labels[0]
+        hosts = {}
+        for h, prefs in sorted(self.domain_prefixes[dom].items()):
+            tot = Counter()
+            for pc in prefs.values():
+                tot.update(pc)
+            hosts[h] = {**{lab: tot[lab] for lab in labels},
+                        "prefixes": {p: {lab: pc[lab] for lab in labels} for p, pc in sorted(prefs.items())}}
+        return {"file": fname, "label_counts": {lab: self.domain_counts[dom][lab] for lab in labels},
+                "hosts": hosts,
+                f"{pos}_hosts": sorted(h for h, v in hosts.items() if v[pos] > 0),
+                f"{pos}_prefixes": {h: sorted(p for p, pc in v["prefixes"].items() if pc[pos] > 0 and pc[pos] >= pc[labels[1]])
+                                    for h, v in hosts.items() if v[pos] > 0}}
 
 
-def generate(out_dir, pages: int = 3000, seed: int = 1, mix: Optional[MixConfig] = None) -> dict:
+def generate(out_dir, pages: int = 3000, seed: int = 1, mix: Optional[MixConfig] = None,
+             label_domains=()) -> dict:
     """Write ``out_dir/warc/*.warc.gz``, ``out_dir/labels.jsonl`` and ``out_dir/manifest.json``; return the manifest.
 
     Same arguments give byte-identical files.  ``pages`` is the number of response records.
+    ``label_domains`` (e.g. ``("code",)``, see :data:`sites.LABEL_DOMAINS`) also writes
+    ``out_dir/labels_<domain>.jsonl`` for the same URLs (and a ``label_domains`` manifest entry);
+    the WARCs and ``labels.jsonl`` do not depend on it.
     """
     if pages < 1:
         raise ValueError("pages must be >= 1")
+    unknown = sorted(set(label_domains) - set(LABEL_DOMAINS))
+    if unknown:
+        raise ValueError(f"unknown label domain(s) {unknown}; known: {sorted(LABEL_DOMAINS)}")
+    label_domains = tuple(d for d in LABEL_DOMAINS if d in set(label_domains))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     for old in (out / "warc").glob("minicrawl-*.warc.gz") if (out / "warc").is_dir() else ():
         os.remove(old)
-    manifest = _Gen(out, pages, seed, mix or MixConfig()).run()
+    for dom, (fname, _, _) in LABEL_DOMAINS.items():     # a stale labels file of an earlier run would mislead
+        if dom not in label_domains and (out / fname).exists():
+            os.remove(out / fname)
+    manifest = _Gen(out, pages, seed, mix or MixConfig(), label_domains).run()
     with open(out / "manifest.json", "w", encoding="utf-8", newline="\n") as f:
         json.dump(manifest, f, indent=1, sort_keys=True, ensure_ascii=False)
         f.write("\n")

@@ -18,6 +18,24 @@ def label_of(kind: str) -> str:
     return KIND_LABEL.get(kind, "non-math")
 
 
+# The code domain ("programming tutorials and Q&A"): the same pages, labelled a second way.
+# Only the API-reference pages (kind "code": signature, prose, a code example) are programming pages.
+# "tech" (gadget reviews), help pages and profiles that list a "python" tag talk about computers or
+# name a language but hold no code: non-code.  A maths page is labelled by its main topic, so it stays
+# non-code even where it shows a formula in a monospace block (no maths kind emits a code block today);
+# a page that teaches an algorithm with code as its main content would be code.
+CODE_KINDS = {"code"}
+CODE_LABELS = ("code", "non-code")
+
+
+def code_label_of(kind: str) -> str:
+    return "code" if kind in CODE_KINDS else "non-code"
+
+
+# label domain -> (labels file name, kind -> label, the labels it uses); "math" is the crawl's own labels.jsonl
+LABEL_DOMAINS = {"code": ("labels_code.jsonl", code_label_of, CODE_LABELS)}
+
+
 @dataclass(frozen=True)
 class Section:
     prefix: str                 # URL path prefix, e.g. "/questions/"
