@@ -110,3 +110,20 @@ def test_a_stage_removed_from_the_recipe_is_a_changed_setting(tmp_path):
     with pytest.raises(UsageError) as e:
         st.check_settings(run, cfg, current=other.settings, log=lambda m: None, recipe=short)
     assert "recipe.upstream" in str(e.value) and "stage pages " in str(e.value)
+
+
+def test_markers_of_the_previous_release_resume(tmp_path):
+    """Markers written before recipe.upstream existed (settings = the stage's config keys only) are
+    resumed by the runner's settings check; a changed key in them is still refused."""
+    from corpus_pipeline.loop import LoopInputs
+    from corpus_pipeline.pipeline.runner import Runner
+
+    cfg = load_config()
+    run = _run_with_two_iterations(tmp_path, cfg)           # markers hold stage.settings(cfg) only
+    runner = Runner(None, run, cfg, R, LoopInputs(inputs=[], run=str(run.uri)))
+    assert "recipe.upstream" in runner.settings(R["collected"])
+    assert st.check_settings(run, cfg, current=runner.settings, log=lambda m: None, recipe=R) is None
+    new = load_config(overrides=["select.threshold=0.9"])
+    with pytest.raises(UsageError, match="select.threshold"):
+        st.check_settings(run, new, current=Runner(None, run, new, R, LoopInputs(inputs=[], run=str(run.uri))).settings,
+                          log=lambda m: None, recipe=R)
