@@ -32,8 +32,6 @@ from __future__ import annotations
 import argparse
 import copy
 import gzip
-import io
-import json
 import re
 import subprocess
 import sys
@@ -256,14 +254,16 @@ def build(root: Path, versions: dict) -> list[dict]:
     return out
 
 
-def write(records: list[dict], path: Path) -> int:
-    buf = io.BytesIO()
-    with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0) as gz:
-        for r in records:
-            gz.write((json.dumps(r, ensure_ascii=False) + "\n").encode("utf-8"))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(buf.getvalue())
-    return len(buf.getvalue())
+def _maths_builder():
+    """seeds/build_seed.py (the maths seed's builder), whose ``write`` both seeds use: the same gzip
+    bytes for the same records (mtime 0)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("maths_seed_builder",
+                                                  Path(__file__).resolve().parents[1] / "build_seed.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def main(argv=None) -> int:
@@ -289,7 +289,7 @@ def main(argv=None) -> int:
             versions = fetch(Path(tmp))
             root = Path(versions.pop("_root"))
         recs = build(root, versions)
-    n = write(recs, out / "starter_seed.jsonl.gz")
+    n = _maths_builder().write(recs, out / "starter_seed.jsonl.gz")
     print(f"{len(recs)} documents, {sum(len(r['text']) for r in recs):,} characters, {n:,} bytes "
           f"-> {out / 'starter_seed.jsonl.gz'}")
     for (pkg, reg), c in sorted(Counter((r["source_package"], r["register"]) for r in recs).items()):
