@@ -159,6 +159,13 @@ class RunFolder:
         """Tokens of the attempt folders under ``path``, oldest first."""
         return [e[len(ATTEMPT):] for e in self.fs.listdir(path) if e.startswith(ATTEMPT)]
 
+    def committed_result(self, path: str) -> Optional[StageResult]:
+        """The recorded result of the committed stage at ``path`` (None: not committed)."""
+        m = self.marker(path)
+        if m is None:
+            return None
+        return StageResult(path, dict(m.get("counts", {})), dict(m.get("config", {})), True)
+
     def counts(self, path: str) -> dict:
         m = self.marker(path)
         return dict(m["counts"]) if m else {}
@@ -208,10 +215,10 @@ class RunFolder:
         shaped the result) is recorded for :mod:`corpus_pipeline.pipeline.settings`; ``config``
         may be a function, called after ``build`` (what the build found goes in the marker).
         """
-        if self.is_committed(path) and not force:
-            m = self.marker(path) or {}
+        done = None if force else self.committed_result(path)
+        if done is not None:
             log(f"[skip] {self._rel(path)} already committed")
-            return StageResult(path, dict(m.get("counts", {})), dict(m.get("config", {})), True)
+            return done
         self.clean_partial(path)
         attempt = self.new_attempt(path)
         t0 = time.time()

@@ -56,7 +56,7 @@ class FinalStage(Stage):
     scope = FINAL
     leaf = True
 
-    def current_settings(self, ctx) -> Optional[dict]:
+    def current_settings(self, ctx) -> dict:
         if not ctx.inputs.benchmarks:
             return {"benchmarks": None}                  # no decontamination: its settings shape nothing
         return self.settings(ctx.cfg, {"benchmarks": ctx.inputs.benchmarks})

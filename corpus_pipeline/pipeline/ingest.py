@@ -80,10 +80,10 @@ class Extract(Stage):
         Files already in a committed batch are not read again; batches that are not committed (a
         killed run's) are removed first."""
         run, cfg, log = ctx.run, ctx.cfg, ctx.say
-        if run.is_committed(base):
-            m = run.marker(base) or {}
+        done = run.committed_result(base)
+        if done is not None:
             log(f"[skip] {run._rel(base)} already committed")
-            return StageResult(base, dict(m.get("counts", {})), dict(m.get("config", {})), True)
+            return done
         inputs = list(ctx.inputs.inputs)
         refs = list(dict.fromkeys(resolve(inputs, cfg.ingest, ctx.spark)))   # a file named twice is read once
         if not refs:

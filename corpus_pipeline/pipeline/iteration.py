@@ -124,11 +124,16 @@ class Seed(TableStage):
         ctx.say(f"iteration {ctx.i}: training on {c.get('seed_positives')} seed positives")
 
 
-def seed_digest(ctx) -> Optional[str]:
-    key = "seed_digest"
+def digest(ctx, path: Optional[str]) -> Optional[str]:
+    """:func:`file_digest` of an input (the seed, the labels), once per run: it reads the whole file."""
+    key = ("digest", path)
     if key not in ctx.memo:
-        ctx.memo[key] = file_digest(ctx.inputs.seed_corpus or default_seed_path())
+        ctx.memo[key] = file_digest(path)
     return ctx.memo[key]
+
+
+def seed_digest(ctx) -> Optional[str]:
+    return digest(ctx, ctx.inputs.seed_corpus or default_seed_path())
 
 
 def with_judged(ctx, i: int, pages, seed) -> tuple:
@@ -215,10 +220,10 @@ class Eval(Stage):
 
     def extra_settings(self, ctx) -> Optional[dict]:
         # other labels than last time: the settings check redid it
-        return {"labels_digest": file_digest(ctx.inputs.labels)} if ctx.inputs.labels else None
+        return {"labels_digest": digest(ctx, ctx.inputs.labels)} if ctx.inputs.labels else None
 
     def record(self, ctx) -> Optional[dict]:
-        return {"labels": ctx.inputs.labels, "labels_digest": file_digest(ctx.inputs.labels)}
+        return {"labels": ctx.inputs.labels, "labels_digest": digest(ctx, ctx.inputs.labels)}
 
     def build(self, ctx, staging: str) -> dict:
         return sparkiteration.label_metrics(ctx.read("pages"), ctx.read("collected"), ctx.labels())
@@ -305,9 +310,9 @@ class Annotations(Stage):
         from ..runfolder import StageResult
 
         run, cfg = ctx.run, ctx.cfg
-        if run.is_committed(adir):
-            m = run.marker(adir) or {}
-            return StageResult(adir, dict(m.get("counts", {})), dict(m.get("config", {})), True)
+        done = run.committed_result(adir)
+        if done is not None:
+            return done
         # the worksheet's domains: the top annotate.worksheet_max_domains by impact (ranked in Spark)
         rows, n_hosts = sparkdomains.top_prefix_rows(ctx.read("prefixes"), cfg.annotate.worksheet_max_domains)
         rows = ann.without_rejected(rows, previous_rejections(ctx))   # a rejected prefix is not asked again

@@ -60,11 +60,8 @@ class Runner:
 
     # ------------------------------------------------------------------ settings
     def settings(self, stage: Stage) -> dict:
-        ctx = Context(self, stage, None)
-        out = stage.current_settings(ctx)
-        if out is None:
-            return {}
-        return {**out, UPSTREAM: self.upstream(stage)}
+        """What the stage's marker records as ``settings``: its current settings and the stages before it."""
+        return {**stage.current_settings(Context(self, stage, None)), UPSTREAM: self.upstream(stage)}
 
     # ------------------------------------------------------------------ tables
     def read_table(self, location: str, ddl: Optional[str]):
@@ -120,7 +117,7 @@ class Runner:
             if not s.commits:
                 continue
             location = s.location(self.run, i)
-            m = self.run.marker(location) if self.run.is_committed(location) else None
+            m = self.run.marker(location)
             if m is not None and s.stale(Context(self, s, i), m):
                 self.run.invalidate(location)
 

@@ -89,7 +89,7 @@ class Stage:
         """Settings that are not config keys (a digest of the seed or labels, the benchmarks)."""
         return None
 
-    def current_settings(self, ctx) -> Optional[dict]:
+    def current_settings(self, ctx) -> dict:
         """The settings of this run that shape the stage, as its marker records them."""
         return self.settings(ctx.cfg, self.extra_settings(ctx))
 
