@@ -58,6 +58,8 @@ from html import escape
 from typing import Iterator, Optional
 from urllib.parse import urlparse
 
+from .pipeline.recipe import stage_path
+
 # Source documents held out of the starter seed so that the development crawl has maths of the
 # seed's own kind that the first classifier has not seen: one lecture-notes book (English) and
 # one folder of a mixed site (Chinese).  seeds/build_seed.py reads this tuple.
@@ -403,14 +405,14 @@ def iteration_table(run_uri: str, spark=None) -> list[dict]:
     run = RunFolder(run_uri, spark)
     out = []
     for i in run.iterations():
-        col = run.counts(run.iteration(i, "collected")) if run.is_committed(run.iteration(i, "collected")) else {}
+        col = run.counts(stage_path(run, "collected", i)) if run.is_committed(stage_path(run, "collected", i)) else {}
         if not col:
             continue
-        ev = run.counts(run.iteration(i, "eval")) if run.is_committed(run.iteration(i, "eval")) else {}
-        seed = run.counts(run.iteration(i, "seed"))
-        nxt = run.counts(run.iteration(i + 1, "seed")) if run.is_committed(run.iteration(i + 1, "seed")) else {}
-        dom = run.counts(run.iteration(i, "domains")) if run.is_committed(run.iteration(i, "domains")) else {}
-        ann = run.counts(run.iteration(i, "annotations")) if run.is_committed(run.iteration(i, "annotations")) else {}
+        ev = run.counts(stage_path(run, "eval", i)) if run.is_committed(stage_path(run, "eval", i)) else {}
+        seed = run.counts(stage_path(run, "seed", i))
+        nxt = run.counts(stage_path(run, "seed", i + 1)) if run.is_committed(stage_path(run, "seed", i + 1)) else {}
+        dom = run.counts(stage_path(run, "domains", i)) if run.is_committed(stage_path(run, "domains", i)) else {}
+        ann = run.counts(stage_path(run, "annotations", i)) if run.is_committed(stage_path(run, "annotations", i)) else {}
         out.append({"iteration": i, "collected": col.get("collected_pages"),
                     "overlap": col.get("overlap_with_previous"), "true_precision": ev.get("true_precision"),
                     "true_recall": ev.get("true_recall"), "seed": seed.get("seed_positives"),

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import sys
 
+from ..pipeline.recipe import read_output, stage_path
+
 
 def add_arguments(p) -> None:
     p.add_argument("run", metavar="RUN", help="run folder")
@@ -53,7 +55,7 @@ def latest_annotations(run, iteration=None):
 
     its = [iteration] if iteration is not None else sorted(run.iterations(), reverse=True)
     for i in its:
-        adir = run.iteration(i, "annotations")
+        adir = stage_path(run, "annotations", i)
         if run.fs.exists(fsmod.join(adir, ann.MARKED)):
             return i, adir
     return None
@@ -134,11 +136,9 @@ def serve(args, cfg) -> int:
     from .. import annotate as ann
     from .. import annotate_web as web
     from .. import fs as fsmod
-    from .. import schemas
     from ..errors import InputFileError, UsageError
     from ..runfolder import RunFolder, open_existing
     from ..spark.annotate_view import prefix_view
-    from ..spark.io import read_table
     from ..spark.session import get_spark
 
     if not 0 <= args.port <= 65535:
@@ -181,8 +181,7 @@ def serve(args, cfg) -> int:
     print(f"annotate: iteration {i}: computing {len(listed)} prefixes of {len(per_host)} flagged hosts ...",
           flush=True)
     joins, samples = prefix_view(spark, run_folder, i, sorted(listed))
-    domains = [r.asDict() for r in read_table(spark, run_folder.data(run_folder.iteration(i, "domains")),
-                                             schemas.DOMAINS).where("flagged").collect()]
+    domains = [r.asDict() for r in read_output(spark, run_folder, "domains", i).where("flagged").collect()]
     view = web.build_view(run_folder.uri, i, adir, index, marks, rejected, proposed, joins, samples, domains,
                           top_hosts=args.top_hosts, max_listed=max_listed, cfg=cfg.annotate)
     web.serve_until_interrupted(

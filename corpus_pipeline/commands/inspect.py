@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import sys
 
+from ..pipeline.recipe import stage_path
+
 SECTIONS = ("collected", "pages", "duplicates", "contamination")
 
 
@@ -47,7 +49,7 @@ def run(args, cfg) -> int:
 
     spark = get_spark(cfg.spark, quiet=True)
     rf = open_existing(args.run, spark, need_pages=True)
-    its = [i for i in rf.iterations() if rf.is_committed(rf.iteration(i, "collected"))]
+    its = [i for i in rf.iterations() if rf.is_committed(stage_path(rf, "collected", i))]
     it = args.iteration if args.iteration is not None else (its[-1] if its else None)
     if args.iteration is not None and args.iteration not in its:
         raise UsageError(f"{args.run}: iteration {args.iteration} has no committed collection "
@@ -55,7 +57,7 @@ def run(args, cfg) -> int:
     show = args.show or [s for s in SECTIONS if s != "pages" or args.host]
     out: dict = {"run": rf.uri}
     if "collected" in show and it is not None:
-        thr = ((rf.marker(rf.iteration(it, "collected")) or {}).get("config", {}).get("select") or {}).get(
+        thr = ((rf.marker(stage_path(rf, "collected", it)) or {}).get("config", {}).get("select") or {}).get(
             "threshold", cfg.select.threshold)
         out["collected"] = I.collected_samples(spark, rf, it, thr, args.limit)
     if "pages" in show:

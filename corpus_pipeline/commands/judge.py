@@ -14,6 +14,8 @@ from __future__ import annotations
 import getpass
 import sys
 
+from ..pipeline.recipe import stage_path
+
 
 def add_arguments(p) -> None:
     p.add_argument("run", metavar="RUN", help="run folder")
@@ -51,7 +53,7 @@ def plan(args, cfg) -> list[str]:
 
 
 def _iteration(run, wanted):
-    its = [i for i in run.iterations() if run.is_committed(run.iteration(i, "collected"))]
+    its = [i for i in run.iterations() if run.is_committed(stage_path(run, "collected", i))]
     if wanted is not None:
         return wanted if wanted in its else None
     return its[-1] if its else None
@@ -76,7 +78,7 @@ def ensure_sample(spark, run, i: int, seed: int, margin: float, uncollected, log
     m = run.marker(path)
     if m is not None and m.get("config") == config:
         return m["counts"]
-    key = ((run.marker(run.iteration(i, "domains")) or {}).get("config") or {}).get("key", "host")
+    key = ((run.marker(stage_path(run, "domains", i)) or {}).get("config") or {}).get("key", "host")
 
     def build(attempt: str) -> dict:
         df = js.frame(spark, run, i, key, exclude if n_excluded else None).cache()

@@ -9,6 +9,7 @@ import json
 from typing import Optional
 
 from .. import fs as fsmod
+from ..pipeline.recipe import stage_path
 from ..runfolder import RunFolder
 
 
@@ -20,7 +21,7 @@ def _marks(run: RunFolder, i: int) -> tuple[list, list]:
     """Marks of iteration i (path, who put it there, who first decided, since) and its rejections."""
     from .. import annotate as ann
 
-    adir = run.iteration(i, "annotations")
+    adir = stage_path(run, "annotations", i)
     if not run.is_committed(adir):
         return [], []
     try:
@@ -50,16 +51,16 @@ def build_summary(run: RunFolder) -> dict:
 
     iterations = []
     verdicts, judging = _judging(run)
-    nums = [i for i in run.iterations() if run.is_committed(run.iteration(i, "collected"))]
+    nums = [i for i in run.iterations() if run.is_committed(stage_path(run, "collected", i))]
     for i in nums:
-        col = run.counts(run.iteration(i, "collected"))
-        seed = run.counts(run.iteration(i, "seed"))
-        nxt = run.counts(run.iteration(i + 1, "seed"))
-        model = run.counts(run.iteration(i, "model"))
-        dom = run.counts(run.iteration(i, "domains"))
-        ev = run.marker(run.iteration(i, "eval"))
-        ann = run.counts(run.iteration(i, "annotations"))
-        scores = run.counts(run.iteration(i, "scores"))
+        col = run.counts(stage_path(run, "collected", i))
+        seed = run.counts(stage_path(run, "seed", i))
+        nxt = run.counts(stage_path(run, "seed", i + 1))
+        model = run.counts(stage_path(run, "model", i))
+        dom = run.counts(stage_path(run, "domains", i))
+        ev = run.marker(stage_path(run, "eval", i))
+        ann = run.counts(stage_path(run, "annotations", i))
+        scores = run.counts(stage_path(run, "scores", i))
         marks, rejected = _marks(run, i)
         est = jg.iteration_estimates(run, i, verdicts)
         iterations.append({
@@ -105,7 +106,7 @@ def build_summary(run: RunFolder) -> dict:
     if excluded:                           # judged seed pages left out of those iterations' sample frames
         judging["excluded_seed_pages"] = excluded
     state = run.read_json(run.path("loop.json"), {}) or {}
-    fin = run.counts(run.final("corpus")) if run.is_committed(run.final("corpus")) else {}
+    fin = run.counts(stage_path(run, "corpus")) if run.is_committed(stage_path(run, "corpus")) else {}
     pages = run.marker(run.pages) or {}
     summary = {
         "iterations": iterations,

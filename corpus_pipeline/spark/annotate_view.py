@@ -7,6 +7,7 @@ Computed once when ``corpus-pipeline annotate RUN --serve`` starts; the result i
 from __future__ import annotations
 
 from .. import schemas
+from ..pipeline.recipe import read_output
 from .io import read_table, rows_to_df
 
 
@@ -26,9 +27,9 @@ def prefix_view(spark, run, iteration: int, prefixes: list[tuple[str, str]], sam
     if not prefixes:
         return {}, []
     pages = read_table(spark, run.data(run.pages), schemas.PAGES)
-    scores = read_table(spark, run.data(run.iteration(iteration, "scores")), schemas.SCORES)
-    collected = read_table(spark, run.data(run.iteration(iteration, "collected")), schemas.COLLECTED)
-    seed = read_table(spark, run.data(run.iteration(iteration, "seed")), schemas.SEED)
+    scores = read_output(spark, run, "scores", iteration)
+    collected = read_output(spark, run, "collected", iteration)
+    seed = read_output(spark, run, "seed", iteration)
 
     pdf = rows_to_df(spark, [(h, p) for h, p in sorted(set(prefixes))], "m_host STRING, m_prefix STRING")
     hosts = sorted({h for h, _ in prefixes})

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .. import schemas
+from ..pipeline.recipe import read_output, stage_path
 from .io import read_table
 
 TEXT_CHARS = 300
@@ -27,7 +28,7 @@ def collected_samples(spark, run, iteration: int, threshold: float, n: int = 5) 
     """Collected pages nearest the threshold (lowest scores) and farthest above it (highest)."""
     from pyspark.sql import functions as F
 
-    col = read_table(spark, run.data(run.iteration(iteration, "collected")), schemas.COLLECTED)
+    col = read_output(spark, run, "collected", iteration)
     df = col.join(_pages(spark, run).select("page_id", "url", "host", "title", "text"), "page_id")
     cols = ["page_id", "url", "host", "title", "score", "n_tokens", _text().alias("excerpt")]
     near = df.orderBy(F.asc("score"), "page_id").limit(n).select(*cols).collect()
@@ -47,8 +48,8 @@ def pages_of(spark, run, iteration: Optional[int], host: Optional[str], prefix: 
     if prefix:
         df = df.where(F.coalesce(F.col("path"), F.lit("/")).startswith(prefix))
     if iteration is not None:
-        sc = read_table(spark, run.data(run.iteration(iteration, "scores")), schemas.SCORES)
-        col = read_table(spark, run.data(run.iteration(iteration, "collected")), schemas.COLLECTED)
+        sc = read_output(spark, run, "scores", iteration)
+        col = read_output(spark, run, "collected", iteration)
         df = (df.join(sc, "page_id", "left")
               .join(col.select("page_id", F.lit(True).alias("collected")), "page_id", "left")
               .withColumn("collected", F.coalesce(F.col("collected"), F.lit(False))))
@@ -82,9 +83,9 @@ def near_duplicates(spark, run, n: int = 10) -> dict:
 def contamination(spark, run, n: int = 10, items: Optional[dict] = None) -> dict:
     """Decontamination removals with the benchmark item they matched (``items``: (benchmark, item_id) -> text)."""
 
-    if not run.is_committed(run.final("contamination")):
+    if not run.is_committed(stage_path(run, "contamination")):
         return {"rows": [], "total": 0, "decontaminated": False}
-    c = read_table(spark, run.data(run.final("contamination")), schemas.CONTAMINATION)
+    c = read_output(spark, run, "contamination")
     total = c.count()
     pages = _pages(spark, run).select("page_id", "url", "title")
     rows = [r.asDict() for r in c.join(pages, "page_id", "left").orderBy("benchmark", "item_id", "page_id", "action")
@@ -99,7 +100,7 @@ def benchmark_items(run) -> dict:
     from .. import decontam as D
     from .. import fs as fsmod
 
-    bench = ((run.marker(run.final("corpus")) or {}).get("config") or {}).get("benchmarks")
+    bench = ((run.marker(stage_path(run, "corpus")) or {}).get("config") or {}).get("benchmarks")
     if not bench or not fsmod.is_local(bench) or not fsmod.get_fs(bench).exists(bench):
         return {}
     try:

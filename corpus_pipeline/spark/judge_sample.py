@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .. import judging as jg
 from .. import schemas
+from ..pipeline.recipe import read_output, stage_path
 from .io import read_table
 
 
@@ -37,7 +38,7 @@ def judged_seed_pages(spark, run, iteration: int):
     none unless it was set), or None when the iteration's seed is not committed."""
     from .iteration import judged_seed_page_ids
 
-    path = run.iteration(iteration, "seed")
+    path = stage_path(run, "seed", iteration)
     if not run.is_committed(path):
         return None
     return judged_seed_page_ids(read_table(spark, run.data(path), schemas.SEED))
@@ -55,10 +56,10 @@ def frame(spark, run, iteration: int, domain_key: str = "host", exclude=None):
         "page_id", "url", F.lower(F.col("host")).alias("host"), "title", "text")
     if exclude is not None:
         pages = pages.join(exclude.select("page_id"), "page_id", "left_anti")
-    scores = read_table(spark, run.data(run.iteration(iteration, "scores")), schemas.SCORES)
-    collected = (read_table(spark, run.data(run.iteration(iteration, "collected")), schemas.COLLECTED)
+    scores = read_output(spark, run, "scores", iteration)
+    collected = (read_output(spark, run, "collected", iteration)
                  .select("page_id").distinct().withColumn("_c", F.lit(True)))
-    flagged = (read_table(spark, run.data(run.iteration(iteration, "domains")), schemas.DOMAINS)
+    flagged = (read_output(spark, run, "domains", iteration)
                .where("flagged").select(F.col("host").alias("dkey"), F.lit(True).alias("_f")))
     hosts = pages.select("host").where(F.col("host").isNotNull() & (F.col("host") != "")).distinct()
     keys = _with_key(spark, hosts, domain_key).join(F.broadcast(flagged), "dkey", "left").drop("dkey")

@@ -8,6 +8,7 @@ Human-scale: a few rows per section reach the driver (``spark/inspect.py``). Cal
 from __future__ import annotations
 
 from .. import schemas
+from ..pipeline.recipe import stage_path
 
 SAMPLES = 3
 EXAMPLES = 5
@@ -19,7 +20,7 @@ def _mark_growth(spark, run, i: int) -> dict:
 
     from .io import read_table
 
-    nxt = run.iteration(i + 1, "seed")
+    nxt = stage_path(run, "seed", i + 1)
     if not run.is_committed(nxt):
         return {}
     seed = read_table(spark, run.data(nxt), schemas.SEED)
@@ -49,7 +50,7 @@ def collect_details(spark, run, cfg=None) -> dict:
     if not run.is_committed(run.pages):
         return out
     for i in run.iterations():
-        col = run.iteration(i, "collected")
+        col = stage_path(run, "collected", i)
         if not run.is_committed(col):
             continue
         thr = ((run.marker(col) or {}).get("config", {}).get("select") or {}).get("threshold")
@@ -59,7 +60,7 @@ def collect_details(spark, run, cfg=None) -> dict:
     out["near_duplicates"] = I.near_duplicates(spark, run, EXAMPLES)
     out["contamination"] = I.contamination(spark, run, 2 * EXAMPLES, I.benchmark_items(run))
     langs = {"pages": _languages(spark, run.data(run.pages), "pages")}
-    fin = run.final("corpus")
+    fin = stage_path(run, "corpus")
     if run.is_committed(fin):
         fmt = ((run.marker(fin) or {}).get("config") or {}).get("format", "parquet")
         langs["final"] = _languages(spark, run.data(fin), fmt)
