@@ -120,13 +120,14 @@ def document_lines(text: Optional[str], cfg: ClassifierConfig) -> list[str]:
     return out
 
 
-def training_lines(pos: Iterable[str], neg: Iterable[str], cfg: ClassifierConfig, random_seed: int
-                   ) -> list[str]:
+def training_lines(pos: Iterable[str], neg: Iterable[str], cfg: ClassifierConfig, random_seed: int,
+                   label: str = LABEL_MATH) -> list[str]:
     """fastText training lines, prepared, empty ones left out, in an order fixed by a
-    hash of (seed, line): the same multiset of texts always gives the same file."""
+    hash of (seed, line): the same multiset of texts always gives the same file.
+    ``label``: the positives' label (:func:`~corpus_pipeline.classifiers.label_of` the profile's)."""
     per_class = []
-    for label, texts in ((LABEL_MATH, pos), (LABEL_OTHER, neg)):
-        per_class.append([label + " " + piece for t in texts for piece in document_lines(t, cfg)])
+    for lab, texts in ((label, pos), (LABEL_OTHER, neg)):
+        per_class.append([lab + " " + piece for t in texts for piece in document_lines(t, cfg)])
     if getattr(cfg, "balance_classes", False) and all(per_class):
         per_class = _balanced(per_class, random_seed)
     else:
@@ -194,7 +195,7 @@ def _fit(train_path: str, cfg: ClassifierConfig, out_path: str) -> dict:
 
 
 def train_model(pos_texts: Sequence[str], neg_texts: Sequence[str], cfg: ClassifierConfig,
-                random_seed: int = 0, save_to: Optional[str] = None):
+                random_seed: int = 0, save_to: Optional[str] = None, label: str = LABEL_MATH):
     """A fastText supervised model trained on the given texts (loaded in this process);
     with ``save_to`` (a local path) the model file is also kept there.
 
@@ -204,9 +205,9 @@ def train_model(pos_texts: Sequence[str], neg_texts: Sequence[str], cfg: Classif
     """
     import fasttext
 
-    lines = training_lines(pos_texts, neg_texts, cfg, random_seed)
+    lines = training_lines(pos_texts, neg_texts, cfg, random_seed, label)
     labels = {ln.split(" ", 1)[0] for ln in lines}
-    if labels != {LABEL_MATH, LABEL_OTHER}:
+    if labels != {label, LABEL_OTHER}:
         raise ValueError("training needs at least one non-empty positive and one non-empty negative text")
     work = tempfile.mkdtemp(prefix="ft_train_")
     try:
@@ -226,7 +227,8 @@ def train_model(pos_texts: Sequence[str], neg_texts: Sequence[str], cfg: Classif
 # ---------------------------------------------------------------- prediction
 def predict_proba(model, texts: Sequence[Optional[str]], cfg: ClassifierConfig,
                   prepared: bool = False) -> list[float]:
-    """P(math) in [0, 1] for each text, in order.  A text with no tokens scores 0."""
+    """P(positive) in [0, 1] for each text, in order (the positive label is any but
+    ``__label__other``).  A text with no tokens scores 0."""
     lines = list(texts) if prepared else [prepare(t, cfg.max_words) for t in texts]
     out = [0.0] * len(lines)
     idx = [i for i, ln in enumerate(lines) if ln]
@@ -236,11 +238,10 @@ def predict_proba(model, texts: Sequence[Optional[str]], cfg: ClassifierConfig,
     for i, labs, ps in zip(idx, labels, probs):
         p = None
         for lab, pr in zip(labs, ps):
-            if lab == LABEL_MATH:
+            if lab != LABEL_OTHER:
                 p = float(pr)
                 break
-            if lab == LABEL_OTHER:
-                p = 1.0 - float(pr)
+            p = 1.0 - float(pr)
         out[i] = min(1.0, max(0.0, p if p is not None else 0.0))
     return out
 
@@ -364,7 +365,8 @@ def train_from_files(train_file: str, heldout_file: Optional[str], cfg: Classifi
 
 
 def train_and_evaluate(pos_texts: Sequence[str], neg_texts: Sequence[str], cfg: ClassifierConfig,
-                       random_seed: int, model_dir: Optional[str] = None, spark=None) -> dict:
+                       random_seed: int, model_dir: Optional[str] = None, spark=None,
+                       label: str = LABEL_MATH) -> dict:
     """Split off ``cfg.holdout_fraction`` of each class, train on the rest, measure on the
     held-out texts; write ``model.bin`` and ``metrics.json`` into ``model_dir`` when given.
 
@@ -376,10 +378,10 @@ def train_and_evaluate(pos_texts: Sequence[str], neg_texts: Sequence[str], cfg: 
 
     pos = [t for t in pos_texts if t and t.strip()]
     neg = [t for t in neg_texts if t and t.strip()]
-    pos_tr, pos_ho = split_holdout(pos, cfg.holdout_fraction, random_seed, LABEL_MATH)
+    pos_tr, pos_ho = split_holdout(pos, cfg.holdout_fraction, random_seed, label)
     neg_tr, neg_ho = split_holdout(neg, cfg.holdout_fraction, random_seed, LABEL_OTHER)
-    lines = training_lines(pos_tr, neg_tr, cfg, random_seed)
-    if {ln.split(" ", 1)[0] for ln in lines} != {LABEL_MATH, LABEL_OTHER}:
+    lines = training_lines(pos_tr, neg_tr, cfg, random_seed, label)
+    if {ln.split(" ", 1)[0] for ln in lines} != {label, LABEL_OTHER}:
         raise ValueError("training needs at least one non-empty positive and one non-empty negative text")
     work = scratch.mkdtemp("cp_train_")
     try:
@@ -389,9 +391,9 @@ def train_and_evaluate(pos_texts: Sequence[str], neg_texts: Sequence[str], cfg: 
             for ln in lines:
                 f.write(ln + "\n")
         with open(heldout_file, "w", encoding="utf-8") as f:
-            for label, texts in ((LABEL_MATH, pos_ho), (LABEL_OTHER, neg_ho)):
+            for lab, texts in ((label, pos_ho), (LABEL_OTHER, neg_ho)):
                 for t in texts:
-                    f.write(label + " " + prepare(t, cfg.max_words) + "\n")
+                    f.write(lab + " " + prepare(t, cfg.max_words) + "\n")
         counts = {"train_positives": len(pos_tr), "train_negatives": len(neg_tr),
                   "holdout_positives": len(pos_ho), "holdout_negatives": len(neg_ho)}
         return train_from_files(train_file, heldout_file, cfg, random_seed, model_dir, spark, counts)

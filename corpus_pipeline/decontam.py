@@ -5,7 +5,8 @@ Three parts:
 * **Loaders** (:func:`load_benchmarks`): a directory of benchmark test sets in
   the layouts users meet (DeepSeek-Math evaluation copies, the MATH test split
   as ``jsonl.gz``, AGIEval ``data/v1``, the math-evaluation-harness files in
-  ``extra/``).  Each known file has a field mapping (:data:`FORMATS`); unknown
+  ``extra/``).  Each known file has a format (:mod:`corpus_pipeline.benchmark_formats`,
+  a registry: its field mapping, its default use, its download); unknown
   files are listed and skipped; a malformed line of a known file is an
   :class:`~corpus_pipeline.errors.InputFileError` naming file and line.
 * **Normalization and grams** (:func:`tokens`): lower case; every character
@@ -50,8 +51,6 @@ Three parts:
 """
 from __future__ import annotations
 
-import gzip
-import json
 import os
 import re
 import unicodedata
@@ -61,6 +60,7 @@ from typing import Iterable, Optional
 
 import numpy as np
 
+from .benchmark_formats import BenchmarkItem, get as get_format, identify, read_benchmark_file  # noqa: F401
 from .errors import InputFileError
 from .text import CJK_RANGES, TokenHashCache, blake64
 
@@ -177,89 +177,9 @@ def gram_hashes(th: np.ndarray, sizes: Iterable[int]) -> dict[int, np.ndarray]:
                 out[n] = _mix(h, n) if len(h) else np.empty(0, dtype=np.uint64)
     return out
 
-
 # ---------------------------------------------------------------- benchmark files
-@dataclass
-class Format:
-    """Field mapping of one file format.  Field names may be dotted paths ('other.solution', 'messages.0.content')."""
-    question: tuple                       # first present non-empty string is the question/problem
-    context: tuple = ()                   # prepended to the question when present (passage, body ...)
-    solutions: tuple = ()                 # every present one is indexed (strings or lists of strings)
-    solutions_fallback: tuple = ()        # used only when none of `solutions` is present
-    options: tuple = ()                   # list of strings or one string
-    extra_texts: tuple = ()               # more indexed texts (formal statements ...)
-    ids: tuple = ()                       # first present is the item id, else "L<line>"
-    strip_calculator: bool = False        # GSM8K's <<48/2=24>> notes
-
-
-FORMATS: dict[str, Format] = {
-    "gsm8k": Format(question=("question",), solutions=("cot",), solutions_fallback=("answer",), ids=("id",),
-                    strip_calculator=True),   # openai's original file: the solution is in "answer"
-    "math": Format(question=("problem",), solutions=("solution",), ids=("unique_id", "id", "idx")),
-    "cmath": Format(question=("question",), ids=("id", "idx")),
-    "agieval": Format(question=("question",), context=("passage",), solutions=("other.solution",),
-                      options=("options",), ids=("id",)),
-    "mgsm": Format(question=("messages.0.content", "question"), solutions=("answer_reasoning",), ids=("id",)),
-    "mmlu_stem": Format(question=("question",), options=("options", "choices"), ids=("id",)),
-    "ocw": Format(question=("problem",), solutions=("solution",), ids=("id", "idx")),
-    "sat": Format(question=("question",), options=("options",), ids=("id",)),
-    "minif2f": Format(question=("informal_statement",), solutions=("informal_proof",),
-                      extra_texts=("formal_statement",), ids=("id", "problem_name", "name")),
-    # math-evaluation-harness files (extra/): one mapping covers their fields
-    "harness": Format(
-        question=("problem", "question", "Question", "input", "content"),
-        context=("body", "Body", "context"),
-        solutions=("solution", "rationale", "steps", "cot"),
-        options=("options",),
-        ids=("id", "idx", "ID", "unique_id", "question_number"),
-    ),
-}
-
-AGIEVAL_TASKS = (
-    "aqua-rat", "gaokao-biology", "gaokao-chemistry", "gaokao-chinese", "gaokao-english",
-    "gaokao-geography", "gaokao-history", "gaokao-mathcloze", "gaokao-mathqa", "gaokao-physics",
-    "jec-qa-ca", "jec-qa-kd", "logiqa-en", "logiqa-zh", "lsat-ar", "lsat-lr", "lsat-rc", "math",
-    "sat-en", "sat-en-without-passage", "sat-math",
-)
-# The AGIEval tasks DeepSeekMath evaluates on (maths); the others (law, logic, languages, sciences) are
-# recognised but used only when named exactly in cfg.benchmarks: their generic short questions
-# ("下列说法正确的是", "The main purpose of the passage is to") would remove pages that have nothing
-# to do with a maths benchmark.
-AGIEVAL_MATH_TASKS = ("aqua-rat", "gaokao-mathcloze", "gaokao-mathqa", "math", "sat-math")
-EXTRA_NAMES = (
-    "aime24", "amc23", "aqua", "asdiv", "carp_en", "cmath_dev600", "cn_middle_school", "college_math",
-    "gaokao2023en", "gaokao2024_I", "gaokao2024_II", "gaokao2024_mix", "mawps", "mawps_addsub",
-    "mawps_multiarith", "mawps_singleeq", "mawps_singleop", "minerva_math", "olympiadbench", "svamp",
-)
-
-_GZ = r"(?:\.gz)?"
-# (regex over the path relative to the benchmarks directory, benchmark name template, format)
-KNOWN_FILES: list[tuple] = [
-    (rf"gsm8k/test\.jsonl{_GZ}", "gsm8k", "gsm8k"),
-    (rf"math/test\.jsonl{_GZ}", "math", "math"),
-    (rf"cmath/test\.jsonl{_GZ}", "cmath", "cmath"),
-    (rf"agieval/(?P<task>{'|'.join(map(re.escape, AGIEVAL_TASKS))})\.jsonl{_GZ}", "agieval/{task}", "agieval"),
-    (rf"mgsm(?:_[a-z]+)?/mgsm_(?P<lang>[a-z]+)\.jsonl{_GZ}", "mgsm/{lang}", "mgsm"),
-    (rf"mmlu_stem/test\.jsonl{_GZ}", "mmlu_stem", "mmlu_stem"),
-    (rf"ocw/test\.jsonl{_GZ}", "ocw", "ocw"),
-    (rf"sat/test\.jsonl{_GZ}", "sat", "sat"),
-    (rf"minif2f/test\.jsonl{_GZ}", "minif2f", "minif2f"),
-    (rf"extra/(?P<name>{'|'.join(EXTRA_NAMES)})(?:_test)?\.jsonl{_GZ}", "{name}", "harness"),
-    (rf"extra/(?P<name>{'|'.join(EXTRA_NAMES)})/test\.jsonl{_GZ}", "{name}", "harness"),
-]
-_KNOWN = [(re.compile(p + r"\Z"), name, fmt) for p, name, fmt in KNOWN_FILES]
+# How a benchmark file is found, read and downloaded: corpus_pipeline/benchmark_formats.py (a registry)
 _DOC_FILE = re.compile(r"(?i)^(license|licence|copying|readme|notice)|\.(md|txt|rst)$")
-_CALC = re.compile(r"<<[^<>]*>>")
-
-
-@dataclass
-class BenchmarkItem:
-    benchmark: str
-    item_id: str
-    question: str                 # the question/problem (with its passage/body when the format has one)
-    texts: list                   # every indexed text: question, options, solutions ...
-    options: str = ""             # the options of a multiple-choice item, one per line
-
 
 @dataclass
 class BenchmarkFile:
@@ -275,7 +195,7 @@ class BenchmarkFile:
     @property
     def default(self) -> bool:
         """Used when cfg.benchmarks is empty (and selected by family/folder names)."""
-        return not self.benchmark.startswith("agieval/") or self.benchmark[len("agieval/"):] in AGIEVAL_MATH_TASKS
+        return get_format(self.format).is_default(self.benchmark)
 
 
 @dataclass
@@ -287,16 +207,6 @@ class Benchmarks:
 
     def names(self) -> list[str]:
         return sorted({f.benchmark for f in self.files})
-
-
-def identify(relpath: str) -> Optional[tuple[str, str]]:
-    """(benchmark name, format) of a file given by its path relative to the benchmarks dir, or None."""
-    rel = relpath.replace(os.sep, "/")
-    for rx, name, fmt in _KNOWN:
-        m = rx.match(rel)
-        if m:
-            return name.format(**m.groupdict()), fmt
-    return None
 
 
 def selected(benchmark: str, folder: str, wanted: list) -> bool:
@@ -316,101 +226,6 @@ def use_file(bf: "BenchmarkFile", wanted: list) -> bool:
     if bf.benchmark in wanted:
         return True
     return bf.default and selected(bf.benchmark, bf.folder, wanted)
-
-
-def _get(rec, dotted: str):
-    cur = rec
-    for part in dotted.split("."):
-        if isinstance(cur, dict):
-            cur = cur.get(part)
-        elif isinstance(cur, list) and part.isdigit():
-            i = int(part)
-            cur = cur[i] if i < len(cur) else None
-        else:
-            return None
-        if cur is None:
-            return None
-    return cur
-
-
-def _strings(v) -> list[str]:
-    if isinstance(v, str):
-        s = v.strip()
-        return [s] if s and s != "None" else []
-    if isinstance(v, list):
-        return [s for x in v for s in _strings(x)]
-    return []
-
-
-def parse_record(rec, fmt: Format, benchmark: str, line_no: int) -> BenchmarkItem:
-    """One benchmark item from one JSON record; ValueError when the record lacks its question."""
-    if not isinstance(rec, dict):
-        raise ValueError(f"expected a JSON object, got {type(rec).__name__}")
-    question = None
-    for f in fmt.question:
-        qs = _strings(_get(rec, f))
-        if qs:
-            question = qs[0]
-            break
-    if question is None:
-        raise ValueError(f"no question text (expected a non-empty string in one of: {', '.join(fmt.question)})")
-    ctx = [s for f in fmt.context for s in _strings(_get(rec, f))]
-    if ctx:
-        question = "\n".join(ctx + [question])
-    texts = [question]
-    opts = [s for f in fmt.options for s in _strings(_get(rec, f))]
-    options = "\n".join(opts)
-    if opts:
-        texts.append(options)
-    sols = [s for f in fmt.solutions for s in _strings(_get(rec, f))]
-    if not sols:
-        sols = [s for f in fmt.solutions_fallback for s in _strings(_get(rec, f))]
-    texts.extend(sols)
-    for f in fmt.extra_texts:
-        texts.extend(_strings(_get(rec, f)))
-    if fmt.strip_calculator:
-        question = _CALC.sub("", question)
-        texts = [_CALC.sub("", t) for t in texts]
-    item_id = None
-    for f in fmt.ids:
-        v = _get(rec, f)
-        if v is not None and not isinstance(v, (dict, list)) and str(v) != "":
-            item_id = str(v)
-            break
-    if item_id is None:
-        item_id = f"L{line_no}"
-    return BenchmarkItem(benchmark=benchmark, item_id=item_id, question=question, texts=texts, options=options)
-
-
-def read_benchmark_file(path: str | Path, benchmark: str, fmt_name: str) -> list[BenchmarkItem]:
-    """Every item of one JSONL (or .jsonl.gz) benchmark file; InputFileError names file and line."""
-    path = Path(path)
-    fmt = FORMATS[fmt_name]
-    opener = gzip.open if path.name.endswith(".gz") else open
-    items: list[BenchmarkItem] = []
-    line_no = 0
-    try:
-        with opener(path, "rb") as fh:
-            for line_no, raw in enumerate(fh, 1):
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as e:
-                    raise InputFileError(path, f"not UTF-8 text: {e}", line_no) from None
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise InputFileError(path, f"not valid JSON ({e.msg} at column {e.colno})", line_no) from None
-                try:
-                    items.append(parse_record(rec, fmt, benchmark, line_no))
-                except ValueError as e:
-                    raise InputFileError(path, f"{benchmark} record: {e}", line_no) from None
-    except (OSError, EOFError, gzip.BadGzipFile) as e:
-        if isinstance(e, FileNotFoundError):
-            raise InputFileError(path, "file not found") from None
-        raise InputFileError(path, f"cannot read: {e}", line_no + 1 if line_no else None) from None
-    return items
 
 
 def scan_dir(bench_dir: str | Path) -> tuple[list[BenchmarkFile], list[str]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from . import sources
+from . import profiles, sources
 from .config import Config
 from .counters import Counts
 from .dedup.exact import text_hash
@@ -42,8 +42,10 @@ def split_totals(totals: dict) -> tuple[dict, dict, dict]:
     return stats, skips, langs
 
 
-def page_row(page, extracted, extractor: str = "") -> dict:
-    """One EXTRACTED row from a WarcPage and the extractor's result (``extractor``: which one made it)."""
+def page_row(page, extracted, extractor: str = "", profile=None) -> dict:
+    """One EXTRACTED row from a WarcPage and the extractor's result (``extractor``: which one made it);
+    ``profile`` (default: maths) names the markup column and decides it from the page."""
+    profile = profile or profiles.get()
     url = page.url
     host, path = host_and_path(url)
     text = extracted.text
@@ -58,7 +60,7 @@ def page_row(page, extracted, extractor: str = "") -> dict:
         "n_tokens": count_tokens(text),
         "warc_file": page.warc_file,
         "warc_offset": page.warc_offset,
-        "has_math_markup": bool(getattr(extracted, "has_math_markup", False)),
+        profile.markup_column: bool(profile.markup(page.html, extracted)),
         "math_kinds": ",".join(kinds),
         "fetched_at": page.fetched_at,
         "lang": getattr(extracted, "lang", "") or detect_lang(text),
@@ -84,6 +86,7 @@ def process_source(ref: str, cfg: Config, counts: Counts) -> Iterator[dict]:
 
     ic = cfg.ingest
     fallback = ic.fallback()
+    profile = profiles.for_config(cfg)
 
     def extract(page, name, favor):
         try:
@@ -113,7 +116,7 @@ def process_source(ref: str, cfg: Config, counts: Counts) -> Iterator[dict]:
             counts.add(reason)
             continue
         counts.add("pages_extracted")
-        row = page_row(page, res, used)
+        row = page_row(page, res, used, profile)
         counts.add(LANG_PREFIX + row["lang"])
         yield row
 

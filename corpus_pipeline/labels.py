@@ -1,8 +1,9 @@
 """Ground-truth labels (``labels.jsonl``), used only to measure (pure).
 
 One ``{"url": ..., "label": ...}`` per line; ``url`` is the WARC-Target-URI as
-written in the WARC without a surrounding ``<...>``.  ``math`` and
-``non-math`` count in metrics; any other label is kept but ignored by them.
+written in the WARC without a surrounding ``<...>``.  The profile's label and its
+``non-`` form (``math``, ``non-math``) count in metrics; any other label is kept but
+ignored by them.
 """
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from .dedup.url import strip_wrapper
 from .errors import InputFileError
 from .jsonl import iter_jsonl
 
-METRIC_LABELS = ("math", "non-math")
 
 
 def iter_labels(path: str) -> Iterator[tuple[str, str]]:
@@ -35,10 +35,12 @@ def load_labels(path: str) -> list[tuple[str, str]]:
     return rows
 
 
-def precision_recall(collected_labels: list[str], math_total: int) -> tuple[float | None, float | None]:
-    """True precision among labeled collected pages, and recall against all math pages."""
-    labeled = [x for x in collected_labels if x in METRIC_LABELS]
-    math_hit = sum(1 for x in labeled if x == "math")
+def precision_recall(collected_labels: list[str], math_total: int, positive: str = "math"
+                     ) -> tuple[float | None, float | None]:
+    """True precision among the collected pages labelled ``positive`` or ``non-<positive>`` (a
+    profile's labels; maths by default), and recall against all ``positive`` pages."""
+    labeled = [x for x in collected_labels if x in (positive, "non-" + positive)]
+    math_hit = sum(1 for x in labeled if x == positive)
     precision = (math_hit / len(labeled)) if labeled else None
     recall = (math_hit / math_total) if math_total else None
     return precision, recall

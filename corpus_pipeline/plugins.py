@@ -44,12 +44,17 @@ class Registry:
         self._instances: dict = {}
 
     def register(self, name: str, impl: Any) -> None:
-        """Add ``name``: a class, or ``"package.module:Class"`` imported on first use."""
+        """Add ``name``: a class (one instance is made on first use), ``"package.module:Class"``
+        (imported on first use), or an instance used as it is."""
         self._entries[name] = impl
         self._instances.pop(name, None)
 
     def names(self) -> list[str]:
         return sorted(self._entries)
+
+    def ordered(self) -> list[str]:
+        """The names in registration order."""
+        return list(self._entries)
 
     def __contains__(self, name: str) -> bool:
         return name in self._entries
@@ -63,7 +68,7 @@ class Registry:
             if isinstance(target, str):
                 module, _, cls = target.partition(":")
                 target = getattr(importlib.import_module(module), cls)
-            impl = target()
+            impl = target() if isinstance(target, type) else target
             self._instances[name] = impl
         return impl
 

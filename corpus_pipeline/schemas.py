@@ -7,15 +7,24 @@ uses :func:`columns` to build rows in the right order.  Columns listed in
 """
 from __future__ import annotations
 
-# RUN/pages: one row per deduplicated page (ingest output, reused by every iteration)
-PAGES = (
-    "page_id STRING, url STRING, host STRING, path STRING, title STRING, text STRING, "
-    "n_tokens BIGINT, warc_file STRING, warc_offset BIGINT, has_math_markup BOOLEAN, "
-    "math_kinds STRING, fetched_at STRING, lang STRING, extractor STRING"
-)
+# RUN/pages: one row per deduplicated page (ingest output, reused by every iteration).  The domain
+# profile names one column: whether the page's HTML carries the domain's markup (maths:
+# has_math_markup; profiles/).  PAGES is the maths profile's table.
+def pages(markup_column: str = "has_math_markup") -> str:
+    return ("page_id STRING, url STRING, host STRING, path STRING, title STRING, text STRING, "
+            f"n_tokens BIGINT, warc_file STRING, warc_offset BIGINT, {markup_column} BOOLEAN, "
+            "math_kinds STRING, fetched_at STRING, lang STRING, extractor STRING")
+
 
 # Ingest's intermediate rows (before dedup): a page plus what dedup needs.
-EXTRACTED = PAGES + ", norm_url STRING, text_hash STRING"
+def extracted(markup_column: str = "has_math_markup") -> str:
+    return pages(markup_column) + ", norm_url STRING, text_hash STRING"
+
+
+PAGES = pages()
+EXTRACTED = extracted()
+# what every profile's pages table has (readers that need no markup column read this)
+PAGES_COMMON = ", ".join(c for c in PAGES.split(", ") if not c.startswith("has_math_markup "))
 
 # Counted skips and drops: stage, reason, source file, count.  Every stage that
 # drops records writes one of these next to its output.

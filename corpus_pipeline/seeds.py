@@ -48,8 +48,9 @@ def _candidates() -> list[Path]:
     return out
 
 
-def default_seed_path() -> str:
-    """Path of the shipped starter seed (``seeds/starter_seed.jsonl.gz``).
+def default_seed_path(name: str = SEED_FILE) -> str:
+    """Path of a shipped starter seed (``seeds/<name>``; the maths one by default, a profile's
+    ``seed`` otherwise).
 
     Looked up in ``$CORPUS_PIPELINE_SEEDS`` (a folder or the file itself), the
     ``seeds/`` folder beside the package (a checkout), inside the package,
@@ -58,14 +59,14 @@ def default_seed_path() -> str:
     """
     tried = []
     for c in _candidates():
-        f = c if c.is_file() else c / SEED_FILE
+        f = c if c.is_file() and name == SEED_FILE else (c.parent if c.is_file() else c) / name
         tried.append(str(f))
         if f.is_file():
             return str(f)
     try:   # imported from spark-submit's --py-files zip: the seed is a member of the zip
         from .packaging import project_file
 
-        return project_file("seeds/" + SEED_FILE)
+        return project_file("seeds/" + name)
     except (ImportError, FileNotFoundError, OSError):
         pass
     raise InputFileError(tried[0] if tried else SEED_FILE,

@@ -4,16 +4,16 @@ The loop never calls a model library directly: it asks :func:`get` for the
 implementation named by ``classifier.kind`` and uses four operations.
 
 * ``train(train_file, model_file, cfg) -> dict``: train on a local text file of
-  training lines (``__label__math <prepared text>`` or ``__label__other ...``, one
+  training lines (``__label__<positive> <prepared text>`` or ``__label__other ...``, one
   document chunk a line, in the order they are to be read; see
   :func:`corpus_pipeline.classify.document_lines`) and write the model to the
   local path ``model_file``.  Returns facts for ``metrics.json`` (``vocabulary``).
 * ``load(model_file)``: the model at a local path, cached once per process.
-* ``predict(model, texts, cfg, prepared=False) -> list[float]``: P(maths) in
+* ``predict(model, texts, cfg, prepared=False) -> list[float]``: P(positive) in
   [0, 1] per text, in order; ``prepared=True`` when the texts are already
   prepared lines (held-out lines of the same file format without the label).
 * ``metrics``: :meth:`Classifier.evaluate` streams a held-out file of the same
-  format through ``predict`` and returns (scores, is_maths) for
+  format through ``predict`` and returns (scores, is_positive) for
   :func:`corpus_pipeline.classify.pr_metrics`; implementations may override it.
 
 Adding a model: write one module with a subclass of :class:`Classifier` and add
@@ -32,8 +32,15 @@ REGISTRY = Registry("classifier", {
     "fasttext": "corpus_pipeline.classifiers.fasttext:FastTextClassifier",
 })
 
-LABEL_MATH = "__label__math"      # the training and held-out files' two labels
-LABEL_OTHER = "__label__other"
+LABEL_OTHER = "__label__other"    # the training and held-out files' negative label
+
+
+def label_of(positive: str) -> str:
+    """The training and held-out files' positive label for a profile's label (``__label__math``)."""
+    return "__label__" + positive
+
+
+LABEL_MATH = label_of("math")     # the maths profile's (the default)
 MODEL_FILE = "model.bin"          # what every kind writes into the model folder (the contract)
 
 
@@ -54,7 +61,7 @@ class Classifier:
 
     def evaluate(self, model_file: str, heldout_file: str, cfg, batch: int = 2048
                  ) -> tuple[list[float], list[bool], dict]:
-        """(scores, is_maths, facts) of every line of a held-out file, streamed in batches.
+        """(scores, is_positive, facts) of every line of a held-out file, streamed in batches.
         The model is loaded for this call only (not kept in the process cache)."""
         model = self.load_uncached(model_file)
         scores: list[float] = []
@@ -63,7 +70,7 @@ class Classifier:
         with open(heldout_file, encoding="utf-8") as f:
             for line in f:
                 label, _, text = line.rstrip("\n").partition(" ")
-                labels.append(label == LABEL_MATH)
+                labels.append(label != LABEL_OTHER)
                 texts.append(text)
                 if len(texts) >= batch:
                     scores += self.predict(model, texts, cfg, prepared=True)

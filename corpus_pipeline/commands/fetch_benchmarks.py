@@ -1,7 +1,7 @@
 """`corpus-pipeline fetch-benchmarks --out DIR`: download the public test sets.
 
 Writes them in the layout ``decontaminate --benchmarks DIR`` reads (see
-``corpus_pipeline/decontam.py``: ``gsm8k/test.jsonl``, ``math/test.jsonl``,
+``corpus_pipeline/benchmark_formats.py``: ``gsm8k/test.jsonl``, ``math/test.jsonl``,
 ``agieval/<task>.jsonl``, ``mgsm/mgsm_zh.jsonl``, ``extra/<name>_test.jsonl`` ...).
 Needs network access; nothing else in the project downloads at run time.
 Every downloaded file is checked with the same loader ``decontaminate`` uses
@@ -15,36 +15,14 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
-_DS = "https://raw.githubusercontent.com/deepseek-ai/DeepSeek-Math/main/evaluation/datasets/"
-_HARNESS = "https://raw.githubusercontent.com/QwenLM/Qwen2.5-Math/main/evaluation/data/"
-_AGIEVAL = "https://raw.githubusercontent.com/ruixiangcui/AGIEval/main/data/v1/"
-_GSM8K = "https://raw.githubusercontent.com/openai/grade-school-math/master/grade_school_math/data/test.jsonl"
-
-_HARNESS_EXTRA = (
-    "aime24", "amc23", "aqua", "asdiv", "carp_en", "cn_middle_school", "college_math", "gaokao2023en",
-    "gaokao2024_I", "gaokao2024_II", "gaokao2024_mix", "mawps", "minerva_math", "olympiadbench", "svamp",
-)
 
 
 def sources() -> list[tuple[str, str, str]]:
-    """(benchmark group, URL, destination relative to the output folder), in download order."""
-    from ..decontam import AGIEVAL_MATH_TASKS
+    """(benchmark group, URL, destination relative to the output folder), in download order: every
+    registered benchmark format's downloads (:mod:`corpus_pipeline.benchmark_formats`)."""
+    from ..benchmark_formats import downloads
 
-    out = [
-        ("gsm8k", _GSM8K, "gsm8k/test.jsonl"),
-        ("math", _HARNESS + "math/test.jsonl", "math/test.jsonl"),
-        ("cmath", _DS + "cmath/test.jsonl", "cmath/test.jsonl"),
-    ]
-    out += [("agieval", f"{_AGIEVAL}{t}.jsonl", f"agieval/{t}.jsonl") for t in AGIEVAL_MATH_TASKS]
-    out += [
-        ("mgsm", _DS + "mgsm_zh/mgsm_zh.jsonl", "mgsm/mgsm_zh.jsonl"),
-        ("mmlu_stem", _DS + "mmlu_stem/test.jsonl", "mmlu_stem/test.jsonl"),
-        ("ocw", _DS + "ocw/test.jsonl", "ocw/test.jsonl"),
-        ("sat", _DS + "sat/test.jsonl", "sat/test.jsonl"),
-        ("minif2f", _DS + "minif2f/test.jsonl", "minif2f/test.jsonl"),
-    ]
-    out += [("extra", f"{_HARNESS}{n}/test.jsonl", f"extra/{n}_test.jsonl") for n in _HARNESS_EXTRA]
-    return out
+    return downloads()
 
 
 def _selected(only: list[str]) -> list[tuple[str, str, str]]:

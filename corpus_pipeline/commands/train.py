@@ -49,7 +49,11 @@ def run(args, cfg) -> int:
     from .. import scratch
 
     with scratch.scope():
-        m = C.train_and_evaluate(pos, neg, cfg.classifier, seed, model_dir=args.out, spark=spark)
+        from ..classifiers import label_of
+        from ..profiles import for_config as profile_of
+
+        m = C.train_and_evaluate(pos, neg, cfg.classifier, seed, model_dir=args.out, spark=spark,
+                                 label=label_of(profile_of(cfg).positive))
 
     def f(x):
         return "n/a" if x is None else f"{x:.3f}"

@@ -8,10 +8,12 @@ stale and rebuilt.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Optional
 
 from .. import schemas
+from ..profiles import for_config as profile_of
 from ..spark import iteration as sparkiteration
 from ..spark import reextract as sparkreextract
 from .stage import FINAL, Stage
@@ -19,10 +21,28 @@ from .stage import FINAL, Stage
 DECONTAM = "decontam"       # memo key: the decontamination result both stages write from
 
 
+def benchmarks_dir(ctx) -> Optional[str]:
+    """The benchmarks folder decontamination reads (``--benchmarks``), or None: none given, or the
+    profile knows no benchmark (``code``) and ``decontam.benchmarks`` names none."""
+    if not ctx.inputs.benchmarks:
+        return None
+    if profile_of(ctx.cfg).benchmarks == () and not ctx.cfg.decontam.benchmarks:
+        return None
+    return ctx.inputs.benchmarks
+
+
+def decontam_config(ctx):
+    """``decontam`` settings, its benchmark list defaulting to the profile's."""
+    cfg, prof = ctx.cfg.decontam, profile_of(ctx.cfg)
+    if not cfg.benchmarks and prof.benchmarks:
+        return dataclasses.replace(cfg, benchmarks=list(prof.benchmarks))
+    return cfg
+
+
 def _record(ctx) -> dict:
     cfg = ctx.cfg
-    out = {"last_iteration": ctx.last_iteration, "benchmarks": ctx.inputs.benchmarks,
-           "decontam": cfg.section("decontam") if ctx.inputs.benchmarks else None}
+    out = {"last_iteration": ctx.last_iteration, "benchmarks": benchmarks_dir(ctx),
+           "decontam": cfg.section("decontam") if benchmarks_dir(ctx) else None}
     if cfg.final.format != "parquet":
         out["format"] = cfg.final.format
     if sparkreextract.needs_reextraction(cfg):
@@ -48,7 +68,7 @@ def decontaminated(ctx):
     if DECONTAM not in ctx.memo:
         from ..spark.decontam import decontaminate_df
 
-        ctx.memo[DECONTAM] = decontaminate_df(ctx.spark, corpus(ctx)[0], ctx.inputs.benchmarks, ctx.cfg.decontam)
+        ctx.memo[DECONTAM] = decontaminate_df(ctx.spark, corpus(ctx)[0], benchmarks_dir(ctx), decontam_config(ctx))
     return ctx.memo[DECONTAM]
 
 
@@ -57,9 +77,9 @@ class FinalStage(Stage):
     leaf = True
 
     def current_settings(self, ctx) -> dict:
-        if not ctx.inputs.benchmarks:
+        if not benchmarks_dir(ctx):
             return {"benchmarks": None}                  # no decontamination: its settings shape nothing
-        return self.settings(ctx.cfg, {"benchmarks": ctx.inputs.benchmarks})
+        return self.settings(ctx.cfg, {"benchmarks": benchmarks_dir(ctx)})
 
     def record(self, ctx) -> Optional[dict]:
         return _record(ctx)
@@ -77,7 +97,7 @@ class Contamination(FinalStage):
              "the benchmarks: segments with a 10-gram match, pages with an exact 3-9-gram one (with `--benchmarks`)")
 
     def applies(self, ctx) -> bool:
-        return bool(ctx.inputs.benchmarks)
+        return bool(benchmarks_dir(ctx))
 
     def build(self, ctx, staging: str) -> dict:
         ctx.write_table(decontaminated(ctx).contamination, staging, self.schema)
@@ -99,7 +119,10 @@ class Corpus(FinalStage):
         df, noted = corpus(ctx)
         # pages re-extracted with final.extractor, and why the others kept their bulk text
         reext = {"reextraction": sparkreextract.outcome_counts(noted)} if noted is not None else {}
-        if not ctx.inputs.benchmarks:
+        if not benchmarks_dir(ctx):
+            if ctx.inputs.benchmarks:
+                ctx.say(f"profile {profile_of(ctx.cfg).name} names no benchmark and decontam.benchmarks is "
+                        f"empty: {ctx.inputs.benchmarks} is not used")
             sparkiteration.write_final_corpus(df, staging, fmt)
             return {**sparkiteration.corpus_counts(sparkiteration.read_final_corpus(ctx.spark, staging, fmt)),
                     "pages_removed_by_decontamination": None, "segments_removed": None, **reext}

@@ -34,6 +34,7 @@ from .. import schemas
 from ..errors import NoInputError, UsageError
 from ..runfolder import StageResult
 from ..ingest import LANG_PREFIX, STAT_KEYS, split_totals
+from ..profiles import for_config as profile_of
 from ..sources import resolve
 from ..spark import ingest as sparkingest
 from ..spark.io import write_counted
@@ -41,7 +42,8 @@ from .stage import INGEST, Stage, TableStage
 
 EXTRACT_KEYS = ("ingest.max_page_bytes", "ingest.extract_timeout_s", "ingest.min_text_chars",
                 "ingest.keep_status", "ingest.html_content_types", "ingest.manifest_base", "ingest.favor",
-                "ingest.extractor", "ingest.fallback_extractor")
+                "ingest.extractor", "ingest.fallback_extractor",
+                "profile.name")   # the profile's markup column is computed while extracting
 NEAR_KEYS = ("dedup.near", "dedup.shingle_size", "dedup.bands", "dedup.rows", "dedup.minhash_seed",
              "dedup.verify_jaccard", "dedup.verify_with", "dedup.max_iterations_cc", "dedup.sub_buckets",
              "dedup.rescue_rounds")
@@ -70,10 +72,14 @@ class Extract(Stage):
                 done[f] = b
         return done
 
+    def schema_for(self, cfg):
+        return sparkingest.staged(profile_of(cfg).markup_column)
+
     def load(self, ctx, location: str):
         m = ctx.run.marker(location) or {}
         return sparkingest.read_batches(ctx.spark, [ctx.run.data(fsmod.join(location, b))
-                                                    for b in m.get("config", {}).get("batches", [])])
+                                                    for b in m.get("config", {}).get("batches", [])],
+                                        self.schema_for(ctx.cfg))
 
     def commit(self, ctx, base: str):
         """Every input file extracted in committed batches; the stage's marker is written in place.
@@ -122,7 +128,7 @@ class Extract(Stage):
         log(f"[ingest] extract: {len(todo)} file(s) in {time.time() - t0:.1f}s")
 
         order = sorted(set(self.progress(run).values()))
-        staged = sparkingest.read_batches(ctx.spark, [run.data(b) for b in order])
+        staged = sparkingest.read_batches(ctx.spark, [run.data(b) for b in order], self.schema_for(cfg))
         stats, skips, langs = split_totals(sparkingest.counter_totals(staged))
         if stats["files_read"] == 0:
             run.fs.delete(base)
@@ -272,6 +278,9 @@ class Pages(TableStage):
     cached = True
     about = "the deduplicated pages, written once and read by every iteration"
 
+    def schema_for(self, cfg):
+        return profile_of(cfg).pages_schema
+
     def record(self, ctx):
         return {"ingest": ctx.cfg.section("ingest"), "dedup": ctx.cfg.section("dedup"),
                 "inputs": list(ctx.inputs.inputs)}
@@ -280,7 +289,7 @@ class Pages(TableStage):
         return remaining(ctx, before=self)
 
     def build(self, ctx, staging: str) -> dict:
-        ctx.write_table(self.table(ctx), staging, self.schema)
+        ctx.write_table(self.table(ctx), staging, self.schema_for(ctx.cfg))
         ext = ctx.counts("extract")
         dres = ctx.counts("pages_duplicates")
         kinds = [s.kind for s in dedup_stages(ctx)]

@@ -17,7 +17,9 @@ from .. import annotate as ann
 from .. import fs as fsmod
 from .. import judging as jg
 from .. import schemas
-from ..seeds import default_seed_path, source_digest
+from ..classifiers import label_of
+from ..profiles import for_config as profile_of
+from ..seeds import default_seed_path, load_seed_texts, source_digest
 from ..spark import classify as sparkclassify
 from ..spark import domains as sparkdomains
 from ..spark import iteration as sparkiteration
@@ -77,9 +79,10 @@ class Seed(TableStage):
 
     # iteration 1: the seed corpus (a user's is read by Spark, any size; None: the shipped starter seed)
     def _first(self, ctx, staging: str) -> dict:
-        src = ctx.inputs.seed_corpus or default_seed_path()
+        src = seed_source(ctx)
         ctx.memo[("seed_record", 1)] = {"seed_corpus": str(src)}
-        ctx.write_table(sparkiteration.seed_corpus_df(ctx.spark, ctx.inputs.seed_corpus, 1), staging, self.schema)
+        texts = ctx.inputs.seed_corpus or load_seed_texts(src)   # a starter seed is read here, any other by Spark
+        ctx.write_table(sparkiteration.seed_corpus_df(ctx.spark, texts, 1), staging, self.schema)
         df = ctx.read_table(staging, self.schema)
         return {"seed_positives": df.count(), "seed_added": 0}
 
@@ -93,7 +96,8 @@ class Seed(TableStage):
         n_under = under.count()
         added = sparkdomains.checked_additions(under, ctx.read("scores", prev), acfg.seed_min_score,
                                                acfg.max_seed_additions,
-                                               pages if acfg.seed_markup_admits else None)
+                                               pages if acfg.seed_markup_admits else None,
+                                               profile_of(ctx.cfg).markup_column)
         merged, _fresh = sparkiteration.grow_seed(seed, added)
         config = {"annotate": {k: getattr(acfg, k) for k in
                                ("seed_min_score", "max_seed_additions", "seed_markup_admits")}}
@@ -108,14 +112,15 @@ class Seed(TableStage):
         if add_judged:                         # pages judged maths that joined now (not under marks)
             out["seed_added_judged"] = new.where(f"source = '{sparkiteration.JUDGED_SOURCE}'").count()
         if ctx.labels() is not None:           # evaluation only: labels never feed a decision
-            out.update(sparkdomains.addition_label_counts(new, pages, ctx.labels()))
+            prof = profile_of(ctx.cfg)
+            out.update(sparkdomains.addition_label_counts(new, pages, ctx.labels(), prof.positive, prof.negative))
         return out
 
     def done(self, ctx, result) -> None:
         c = result.counts
         if ctx.i == 1:
             if not result.skipped:
-                src = ctx.inputs.seed_corpus or default_seed_path()
+                src = seed_source(ctx)
                 ctx.say(f"seed: {c.get('seed_positives')} documents from {src}")
         elif not result.skipped:
             judged = (f", {c.get('seed_added_judged')} of them judged maths" if ctx.cfg.judge.add_to_seed else "")
@@ -132,8 +137,13 @@ def digest(ctx, path: Optional[str]) -> Optional[str]:
     return ctx.memo[key]
 
 
+def seed_source(ctx) -> str:
+    """The seed corpus of the run: ``--seed-corpus``, else the profile's starter seed."""
+    return ctx.inputs.seed_corpus or default_seed_path(profile_of(ctx.cfg).seed)
+
+
 def seed_digest(ctx) -> Optional[str]:
-    return digest(ctx, ctx.inputs.seed_corpus or default_seed_path())
+    return digest(ctx, seed_source(ctx))
 
 
 def with_judged(ctx, i: int, pages, seed) -> tuple:
@@ -164,8 +174,10 @@ class Model(Stage):
              "measured on a held-out split")
 
     def build(self, ctx, staging: str) -> dict:
+        prof = profile_of(ctx.cfg)
         return sparkclassify.train_iteration(ctx.spark, ctx.read("pages"), ctx.read("seed"), staging,
-                                             ctx.cfg.classifier, ctx.cfg.loop.random_seed)
+                                             ctx.cfg.classifier, ctx.cfg.loop.random_seed,
+                                             markup_column=prof.markup_column, label=label_of(prof.positive))
 
     def done(self, ctx, result) -> None:
         m = result.counts
@@ -226,7 +238,9 @@ class Eval(Stage):
         return {"labels": ctx.inputs.labels, "labels_digest": digest(ctx, ctx.inputs.labels)}
 
     def build(self, ctx, staging: str) -> dict:
-        return sparkiteration.label_metrics(ctx.read("pages"), ctx.read("collected"), ctx.labels())
+        prof = profile_of(ctx.cfg)
+        return sparkiteration.label_metrics(ctx.read("pages"), ctx.read("collected"), ctx.labels(),
+                                            prof.positive, prof.negative)
 
     def done(self, ctx, result) -> None:
         ctx.say(f"iteration {ctx.i}: true precision={_f(result.counts.get('true_precision'))} "
@@ -287,7 +301,8 @@ class Prefixes(TableStage):
 
     def table(self, ctx):
         return sparkdomains.prefix_stats(ctx.spark, ctx.read("pages"), ctx.read("collected"),
-                                         ctx.read("domains"), ctx.cfg.domains, ctx.read("scores"))
+                                         ctx.read("domains"), ctx.cfg.domains, ctx.read("scores"),
+                                         profile_of(ctx.cfg).markup_column)
 
     def count(self, ctx, df) -> dict:
         return {"prefixes": df.count()}

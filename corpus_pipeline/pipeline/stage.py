@@ -116,11 +116,15 @@ class Stage:
     def check(self, ctx):
         """A step that commits nothing (``commits = False``): raise :class:`StopLoop` to end the loop."""
 
+    def schema_for(self, cfg: Config) -> Optional[str]:
+        """The table's DDL for this run (the pages' markup column is the profile's)."""
+        return self.schema
+
     def load(self, ctx, location: str):
         """The committed output as a DataFrame (tables only)."""
         if self.schema is None:
             raise TypeError(f"stage {self.name} holds files, not a table")
-        return ctx.read_table(location, self.schema)
+        return ctx.read_table(location, self.schema_for(ctx.cfg))
 
     def done(self, ctx, result) -> None:
         """After the stage is committed or found committed: log what a person reads."""
@@ -140,5 +144,6 @@ class TableStage(Stage):
         return {"rows": df.count()}
 
     def build(self, ctx, staging: str) -> dict:
-        ctx.write_table(self.table(ctx), staging, self.schema)
-        return self.count(ctx, ctx.read_table(staging, self.schema))
+        schema = self.schema_for(ctx.cfg)
+        ctx.write_table(self.table(ctx), staging, schema)
+        return self.count(ctx, ctx.read_table(staging, schema))

@@ -26,7 +26,7 @@ def prefix_view(spark, run, iteration: int, prefixes: list[tuple[str, str]], sam
 
     if not prefixes:
         return {}, []
-    pages = read_table(spark, run.data(run.pages), schemas.PAGES)
+    pages = read_table(spark, run.data(run.pages), schemas.PAGES_COMMON)
     scores = read_output(spark, run, "scores", iteration)
     collected = read_output(spark, run, "collected", iteration)
     seed = read_output(spark, run, "seed", iteration)

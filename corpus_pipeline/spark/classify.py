@@ -55,7 +55,8 @@ def _seed_langs(spark, pos):
 
 
 def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: int,
-                  exclude_seed_pages: bool = True, exclude_math_markup: Optional[bool] = None):
+                  exclude_seed_pages: bool = True, exclude_markup: Optional[bool] = None,
+                  markup_column: str = "has_math_markup"):
     """(positives, negatives, counts): two DataFrames ``(uid, text)`` sampled in Spark.
 
     Positives: every seed row's text (for page seeds with no text of their own, the
@@ -73,8 +74,8 @@ def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: 
     to the quota (counted ``repeated_negatives``; :func:`corpus_pipeline.classify.negative_plan`).
     Policy (parameters, the loop decides): seed pages are never negatives
     (``exclude_seed_pages``), nor, with
-    ``exclude_math_markup`` (default ``cfg.negatives_exclude_math_markup``), pages whose
-    HTML carried maths markup.  Both samples are exact and depend only on the rows,
+    ``exclude_markup`` (default ``cfg.negatives_exclude_math_markup``), pages whose
+    HTML carried the profile's markup (``markup_column``: maths markup, code blocks).  Both samples are exact and depend only on the rows,
     never on their partitioning (:func:`corpus_pipeline.spark.sample.smallest_k`).
     ``counts``: positives/negatives available and sampled (small ints), per language.
     """
@@ -96,10 +97,10 @@ def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: 
     n_pos = min(n_pos_all, cfg.max_positives)
 
     n_neg = min(int(round(n_pos * cfg.negatives_per_positive)), cfg.max_negatives)
-    markup = cfg.negatives_exclude_math_markup if exclude_math_markup is None else exclude_math_markup
+    markup = cfg.negatives_exclude_math_markup if exclude_markup is None else exclude_markup
     candidates = pages_df
-    if markup and "has_math_markup" in pages_df.columns:
-        candidates = candidates.where(~F.coalesce(F.col("has_math_markup"), F.lit(False)))
+    if markup and markup_column in pages_df.columns:
+        candidates = candidates.where(~F.coalesce(F.col(markup_column), F.lit(False)))
     candidates = candidates.select(F.col("page_id").alias("uid"), "text",
                                    *([F.coalesce(F.col("lang"), F.lit("und")).alias("lang")] if by_lang else []))
     candidates = candidates.where(_nonempty(F.col("text")))
@@ -177,7 +178,8 @@ TRAIN_LINES = "train_lines"       # folders of the model stage: the training fil
 HELDOUT_LINES = "heldout_lines"   # text part files, in reading order
 
 
-def write_training_files(spark, pos_df, neg_df, cfg: ClassifierConfig, random_seed: int, out_dir: str) -> dict:
+def write_training_files(spark, pos_df, neg_df, cfg: ClassifierConfig, random_seed: int, out_dir: str,
+                         label: str = C.LABEL_MATH) -> dict:
     """Write the training file (``out_dir/train_lines``) and the held-out file
     (``out_dir/heldout_lines``) from the executors; returns the counts.
 
@@ -187,7 +189,8 @@ def write_training_files(spark, pos_df, neg_df, cfg: ClassifierConfig, random_se
     ``cfg.balance_classes`` the smaller class's lines are repeated (whole copies, then
     the hash-smallest rest) to match the larger; lines are sorted by a hash of
     (seed, copy, line id), so the file is the same for the same documents however they
-    are partitioned.  Lines are ``<label> <prepared text>``.
+    are partitioned.  Lines are ``<label> <prepared text>`` (``label`` for the positives,
+    ``__label__other`` for the negatives).
     """
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
@@ -195,7 +198,7 @@ def write_training_files(spark, pos_df, neg_df, cfg: ClassifierConfig, random_se
     from .io import rdd_to_df
     from .sample import smallest_k
 
-    docs = (pos_df.select(F.lit(C.LABEL_MATH).alias("label"), "uid", "text")
+    docs = (pos_df.select(F.lit(label).alias("label"), "uid", "text")
             .unionByName(neg_df.select(F.lit(C.LABEL_OTHER).alias("label"), "uid", "text")))
     frac = float(cfg.holdout_fraction)
     ho = ((F.xxhash64(F.lit(int(random_seed)), F.lit("holdout"), F.col("label"), F.col("text")) / F.lit(2.0 ** 64)
@@ -212,16 +215,16 @@ def write_training_files(spark, pos_df, neg_df, cfg: ClassifierConfig, random_se
         def get(label, holdout, i):
             return stats.get((label, holdout), (0, 0))[i]
 
-        counts = {"train_positives": get(C.LABEL_MATH, False, 0), "train_negatives": get(C.LABEL_OTHER, False, 0),
-                  "holdout_positives": get(C.LABEL_MATH, True, 0), "holdout_negatives": get(C.LABEL_OTHER, True, 0),
-                  "train_lines_positive": get(C.LABEL_MATH, False, 1),
+        counts = {"train_positives": get(label, False, 0), "train_negatives": get(C.LABEL_OTHER, False, 0),
+                  "holdout_positives": get(label, True, 0), "holdout_negatives": get(C.LABEL_OTHER, True, 0),
+                  "train_lines_positive": get(label, False, 1),
                   "train_lines_negative": get(C.LABEL_OTHER, False, 1)}
         n_math, n_other = counts["train_lines_positive"], counts["train_lines_negative"]
         if not n_math or not n_other:
             raise ValueError("training needs at least one non-empty positive and one non-empty negative text")
         train = lines.where(~F.col("holdout"))
         if getattr(cfg, "balance_classes", False) and n_math != n_other:
-            small, big = (C.LABEL_MATH, n_other) if n_math < n_other else (C.LABEL_OTHER, n_math)
+            small, big = (label, n_other) if n_math < n_other else (C.LABEL_OTHER, n_math)
             n_small = min(n_math, n_other)
             reps, rest = divmod(big, n_small)
             s = train.where(F.col("label") == small)
@@ -275,7 +278,8 @@ def concat_parts(spark, folder: str, local_file: str) -> int:
 
 def train_iteration(spark, pages_df, seed_df, model_dir: str, cfg: ClassifierConfig,
                     random_seed: int, exclude_seed_pages: bool = True,
-                    exclude_math_markup: Optional[bool] = None) -> dict:
+                    exclude_markup: Optional[bool] = None, markup_column: str = "has_math_markup",
+                    label: str = C.LABEL_MATH) -> dict:
     """Train one iteration's classifier; writes ``model_dir/model.bin``,
     ``model_dir/metrics.json`` and the training and held-out files
     (``model_dir/train_lines``, ``model_dir/heldout_lines``) and returns the metrics
@@ -288,12 +292,12 @@ def train_iteration(spark, pages_df, seed_df, model_dir: str, cfg: ClassifierCon
 
     t0 = time.perf_counter()
     pos, neg, sample_counts = training_sets(spark, pages_df, seed_df, cfg, random_seed, exclude_seed_pages,
-                                            exclude_math_markup)
+                                            exclude_markup, markup_column)
     if not sample_counts["seed_positives"]:
         raise ValueError("the seed has no texts: nothing to train on")
     if not sample_counts["sampled_negatives"]:
         raise ValueError("no non-seed pages with text to sample negatives from")
-    counts = write_training_files(spark, pos, neg, cfg, random_seed, model_dir)
+    counts = write_training_files(spark, pos, neg, cfg, random_seed, model_dir, label)
     write_s = time.perf_counter() - t0
     work = scratch.mkdtemp("cp_train_")
     try:

@@ -77,10 +77,11 @@ def _explode_prefixes(df, depth: int):
     return rdd_to_df(spark, df.select(*cols).rdd.mapPartitions(run), EXPLODED)
 
 
-def prefix_stats(spark, pages_df, collected_df, domains_df, cfg: DomainConfig, scores_df=None):
+def prefix_stats(spark, pages_df, collected_df, domains_df, cfg: DomainConfig, scores_df=None,
+                 markup_column: str = "has_math_markup"):
     """Per host of a flagged domain, per prefix of ``domains.topical_prefixes`` (the root and topical
-    folders down to ``path_depth``), with the evidence a proposal rests on: pages with maths markup
-    and score histograms (``HIST_BINS`` bins, JSON lists), collected and uncollected apart.
+    folders down to ``path_depth``), with the evidence a proposal rests on: pages with the profile's
+    markup (``markup_column``) and score histograms (``HIST_BINS`` bins, JSON lists), collected and uncollected apart.
 
     Rows are unordered (sort when collecting); ``examples`` is a JSON list of
     ``{"url", "title", "collected"}``, as ``domains.aggregate_prefixes`` chooses them.
@@ -88,13 +89,13 @@ def prefix_stats(spark, pages_df, collected_df, domains_df, cfg: DomainConfig, s
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    cols = ["page_id", "host", "path"] + [c for c in ("url", "title", "has_math_markup") if c in pages_df.columns]
+    cols = ["page_id", "host", "path"] + [c for c in ("url", "title", markup_column) if c in pages_df.columns]
     df = _with_collected(pages_df.select(*cols), collected_df)
     for c in ("url", "title"):
         if c not in df.columns:
             df = df.withColumn(c, F.lit(None).cast("string"))
-    df = df.withColumn("markup", F.coalesce(F.col("has_math_markup"), F.lit(False))
-                       if "has_math_markup" in df.columns else F.lit(False))
+    df = df.withColumn("markup", F.coalesce(F.col(markup_column), F.lit(False))
+                       if markup_column in df.columns else F.lit(False))
     if scores_df is not None:
         df = df.join(scores_df.select("page_id", "score"), "page_id", "left")
     else:
@@ -180,13 +181,14 @@ def pages_under_marks(spark, pages_df, collected_df, marks: list, iteration: int
     )
 
 
-def checked_additions(added_df, scores_df, min_score: float = 0.0, max_pages=None, pages_df=None):
+def checked_additions(added_df, scores_df, min_score: float = 0.0, max_pages=None, pages_df=None,
+                      markup_column: str = "has_math_markup"):
     """The pages of :func:`pages_under_marks` that may join the seed: those the current
     iteration's classifier scored at least ``min_score`` (a page it is confident is not maths
     is a miss of the mark, not of the classifier), at most ``max_pages`` of them, highest
     score first (ties by page_id), so the result does not depend on partitioning.
-    ``max_pages=None`` keeps all; 0 adds none.  With ``pages_df`` (``page_id, has_math_markup``)
-    a page with maths markup joins whatever its score.  Rows keep ``schemas.SEED``."""
+    ``max_pages=None`` keeps all; 0 adds none.  With ``pages_df`` (``page_id`` and the profile's
+    ``markup_column``) a page with the domain's markup joins whatever its score.  Rows keep ``schemas.SEED``."""
     from pyspark.sql import functions as F
 
     cols = schemas.columns(schemas.SEED)
@@ -201,7 +203,7 @@ def checked_additions(added_df, scores_df, min_score: float = 0.0, max_pages=Non
     if min_score > 0:
         ok = F.col("_s") >= F.lit(float(min_score))
         if pages_df is not None:
-            df = df.join(pages_df.select("page_id", F.coalesce(F.col("has_math_markup"), F.lit(False)).alias("_m")),
+            df = df.join(pages_df.select("page_id", F.coalesce(F.col(markup_column), F.lit(False)).alias("_m")),
                          "page_id", "left")
             ok = ok | F.coalesce(F.col("_m"), F.lit(False))
         df = df.where(ok)
@@ -210,14 +212,15 @@ def checked_additions(added_df, scores_df, min_score: float = 0.0, max_pages=Non
     return df.select(*cols)
 
 
-def addition_label_counts(added_df, pages_df, labels_df) -> dict:
-    """With labels (evaluation only, never a decision): how many added seed pages are maths."""
+def addition_label_counts(added_df, pages_df, labels_df, positive: str, negative: str) -> dict:
+    """With labels (evaluation only, never a decision): how many added seed pages carry the
+    profile's ``positive`` label (``math``) and how many its ``negative`` one."""
     from pyspark.sql import functions as F
 
     lab = added_df.select("page_id").join(pages_df.select("page_id", "url"), "page_id") \
         .join(labels_df, "url", "left")
-    r = lab.agg(F.sum(F.when(F.col("label") == "math", 1).otherwise(0)).alias("m"),
-                F.sum(F.when(F.col("label") == "non-math", 1).otherwise(0)).alias("n"),
+    r = lab.agg(F.sum(F.when(F.col("label") == positive, 1).otherwise(0)).alias("m"),
+                F.sum(F.when(F.col("label") == negative, 1).otherwise(0)).alias("n"),
                 F.count(F.lit(1)).alias("t")).first()
     m, n, t = int(r["m"] or 0), int(r["n"] or 0), int(r["t"] or 0)
     return {"seed_added_math": m, "seed_added_non_math": n, "seed_added_other_label": t - m - n,

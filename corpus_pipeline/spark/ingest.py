@@ -15,27 +15,37 @@ from .. import schemas
 from ..config import Config
 from ..counters import Counts
 from ..ingest import process_source
+from ..profiles import for_config as profile_of
 from .io import rdd_to_df, rows_to_df, struct, write_table
 
 STAGE = "ingest"
-STAGED = ("kind STRING, " + schemas.EXTRACTED +
-          ", c_stage STRING, c_reason STRING, c_source STRING, c_count BIGINT")
-_N_EXTRACTED = len(schemas.columns(schemas.EXTRACTED))
-PAGE_COLS = schemas.columns(schemas.EXTRACTED)
+_COUNTER_COLS = ("c_stage", "c_reason", "c_source", "c_count")
+
+
+def staged(markup_column: str = "has_math_markup") -> str:
+    """DDL of the extraction batches: page rows (``kind = 'page'``) and counter rows (``'count'``)."""
+    return ("kind STRING, " + schemas.extracted(markup_column) +
+            ", c_stage STRING, c_reason STRING, c_source STRING, c_count BIGINT")
+
+
+STAGED = staged()
 
 
 def _task(cfg: Config):
     """The mapPartitions function: a partition holds lists of file references."""
+    ddl = schemas.extracted(profile_of(cfg).markup_column)
+    n_cols = len(schemas.columns(ddl))
+
     def run(groups):
         for group in groups:
             for ref in group:
                 counts = Counts(STAGE, ref)
                 c0 = time.process_time()
                 for row in process_source(ref, cfg, counts):
-                    yield ("page",) + schemas.row(schemas.EXTRACTED, row) + (None, None, None, None)
+                    yield ("page",) + schemas.row(ddl, row) + (None, None, None, None)
                 counts.add("cpu_ms", int(1000 * (time.process_time() - c0)))
                 for c_stage, reason, source, n in counts.rows():
-                    yield ("count",) + (None,) * _N_EXTRACTED + (c_stage, reason, source, n)
+                    yield ("count",) + (None,) * n_cols + (c_stage, reason, source, n)
     return run
 
 
@@ -47,7 +57,7 @@ def extract_to_staging(spark, refs: list[str], cfg: Config, path: str) -> None:
     """Run process_source over every file (one task per group) and write the staging table."""
     groups = _chunks(refs, cfg.ingest.files_per_task)
     rdd = spark.sparkContext.parallelize(groups, len(groups)).mapPartitions(_task(cfg))
-    write_table(rdd_to_df(spark, rdd, STAGED), path)
+    write_table(rdd_to_df(spark, rdd, staged(profile_of(cfg).markup_column)), path)
 
 
 def url_dedup(pages):
@@ -86,9 +96,9 @@ def files_per_commit(spark, cfg: Config) -> int:
     return 2 * max(1, spark.sparkContext.defaultParallelism) * cfg.ingest.files_per_task
 
 
-def read_batches(spark, paths: list[str]):
+def read_batches(spark, paths: list[str], ddl: str = STAGED):
     """The extraction batches' staged rows (pages and counters) as one table."""
-    return spark.read.schema(struct(STAGED)).parquet(*[fsmod.to_spark_uri(p) for p in paths])
+    return spark.read.schema(struct(ddl)).parquet(*[fsmod.to_spark_uri(p) for p in paths])
 
 
 def remaining(pages, removed: list):
@@ -107,7 +117,8 @@ def remaining(pages, removed: list):
 
 def page_rows(staged):
     """The page rows of the staged extraction table."""
-    return staged.where(F.col("kind") == "page").select(*PAGE_COLS)
+    return staged.where(F.col("kind") == "page").select(
+        *[c for c in staged.columns if c != "kind" and c not in _COUNTER_COLS])
 
 
 def counter_totals(staged) -> dict:
@@ -132,7 +143,7 @@ def near_removals(spark, pages, cfg, checkpoint_dir: str, log=print):
     from .minhash import near_dedup
 
     # near dedup reads its input several times: computed once (the earlier removals applied)
-    docs = pages.select(*schemas.columns(schemas.PAGES)).persist(StorageLevel.MEMORY_AND_DISK)
+    docs = pages.select(*schemas.columns(profile_of(cfg).pages_schema)).persist(StorageLevel.MEMORY_AND_DISK)
     res = near_dedup(spark, docs, cfg.dedup, checkpoint_dir)
     log("[ingest] near dedup seconds: " + ", ".join(f"{k} {v}" for k, v in (res.timings or {}).items()))
     dups = res.duplicates.select(*schemas.columns(schemas.DUPLICATES),

@@ -21,7 +21,7 @@ def _text(col: str = "text", n: int = TEXT_CHARS):
 
 
 def _pages(spark, run):
-    return read_table(spark, run.data(run.pages), schemas.PAGES)
+    return read_table(spark, run.data(run.pages), schemas.PAGES_COMMON)
 
 
 def collected_samples(spark, run, iteration: int, threshold: float, n: int = 5) -> dict:

@@ -117,15 +117,17 @@ def labels_df(spark, labels: list[tuple[str, str]]):
     return rows_to_df(spark, labels, "url STRING, label STRING", num_slices=n)
 
 
-def label_metrics(pages_df, collected_df, labels) -> dict:
-    """True precision/recall of a collection against url labels (the contract's definitions)."""
+def label_metrics(pages_df, collected_df, labels, positive: str, negative: str) -> dict:
+    """True precision/recall of a collection against url labels (the contract's definitions:
+    ``positive`` is the profile's label, ``math``; precision counts pages labelled ``positive`` or
+    ``negative``).  The keys keep the contract's maths names whatever the profile."""
     from pyspark.sql import functions as F
 
     lab = pages_df.select("page_id", "url").join(labels, "url")
-    math_total = lab.where(F.col("label") == "math").count()
+    math_total = lab.where(F.col("label") == positive).count()
     c = collected_df.select("page_id").join(lab, "page_id")
-    row = c.agg(F.sum(F.when(F.col("label") == "math", 1).otherwise(0)).alias("m"),
-                F.sum(F.when(F.col("label").isin("math", "non-math"), 1).otherwise(0)).alias("l")).first()
+    row = c.agg(F.sum(F.when(F.col("label") == positive, 1).otherwise(0)).alias("m"),
+                F.sum(F.when(F.col("label").isin(positive, negative), 1).otherwise(0)).alias("l")).first()
     m, labeled = int(row["m"] or 0), int(row["l"] or 0)
     return {
         "true_precision": (m / labeled) if labeled else None,

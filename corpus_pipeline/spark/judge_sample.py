@@ -52,7 +52,7 @@ def frame(spark, run, iteration: int, domain_key: str = "host", exclude=None):
 
     from .domains import _with_key
 
-    pages = read_table(spark, run.data(run.pages), schemas.PAGES).select(
+    pages = read_table(spark, run.data(run.pages), schemas.PAGES_COMMON).select(
         "page_id", "url", F.lower(F.col("host")).alias("host"), "title", "text")
     if exclude is not None:
         pages = pages.join(exclude.select("page_id"), "page_id", "left_anti")

@@ -35,7 +35,7 @@ def _languages(spark, path: str, fmt: str = "parquet") -> dict:
     from .iteration import read_final_corpus
     from .io import read_table
 
-    df = read_final_corpus(spark, path, fmt) if fmt != "pages" else read_table(spark, path, schemas.PAGES)
+    df = read_final_corpus(spark, path, fmt) if fmt != "pages" else read_table(spark, path, schemas.PAGES_COMMON)
     if "lang" not in df.columns:
         return {}
     return {(r["l"] or "unknown"): int(r["n"]) for r in
