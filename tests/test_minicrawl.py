@@ -341,8 +341,9 @@ def test_code_labels_follow_the_page_content(code_crawl, responses):
 def test_code_pages_on_several_hosts_and_a_code_prefix(code_crawl):
     """The path step needs hosts with code pages and a prefix that holds them.
 
-    Today's site table has one code-only host (pydocs-hub.dev, /api/) and a general wiki with a few
-    code pages; no host mixes a code prefix with non-code prefixes (like askmaths.net does for maths).
+    The default site table has one code-only host (pydocs-hub.dev, /api/) and a general wiki with a few
+    code pages; no host mixes a code prefix with non-code prefixes (like askmaths.net does for maths):
+    ``code_sites=True`` adds such hosts (the --code-sites tests below).
     """
     dm = code_crawl[1]["label_domains"]["code"]
     hosts = dm["hosts"]
@@ -378,3 +379,174 @@ def test_default_size_generates(tmp_path):
     share = m["label_counts"]["math"] / m["labels"]
     assert 0.2 <= share <= 0.32
     assert all(v["urls"] >= 20 for h, v in m["hosts"].items() if v["category"] != "mirror")
+
+
+# ----------------------------------------------------------------- --code-sites: hosts with code and non-code prefixes
+CODE_SITE_HOSTS = ["askcode.dev", "devnotes.io", "techweekly.net"]
+# the code-block markup check: a <pre> element, or a <code> element spanning more than one line
+_PRE = re.compile(rb"<pre[\s>]", re.I)
+_MULTILINE_CODE = re.compile(rb"<code[^>]*>(?:(?!</code>)[\s\S]){0,3000}?(?:\n|<br)(?:(?!</code>)[\s\S]){0,3000}?</code>",
+                             re.I)
+
+
+def _has_code_block(html: bytes) -> bool:
+    return bool(_PRE.search(html) or _MULTILINE_CODE.search(html))
+
+
+def _complete_members(data: bytes) -> bytes:
+    """The decompressed gzip members of a file, without a member cut short (its bytes depend on zlib)."""
+    out = []
+    while data:
+        d = zlib.decompressobj(31)
+        chunk = d.decompress(data)
+        if not d.eof:
+            break
+        out.append(chunk)
+        data = d.unused_data
+    return b"".join(out)
+
+
+def _content_digest(d: Path) -> str:
+    """sha256 over a crawl folder: WARC records decompressed, labels and benchmark files as they are, the
+    manifest without compressed file sizes (so the digest does not depend on the zlib build)."""
+    h = hashlib.sha256()
+    for p in sorted(d.rglob("*")):
+        if not p.is_file():
+            continue
+        rel = p.relative_to(d).as_posix()
+        data = p.read_bytes()
+        if rel.endswith(".warc.gz"):
+            data = _complete_members(data)
+        elif rel == "manifest.json":
+            m = json.loads(data)
+            for f in m["files"]:
+                f.pop("bytes")
+            data = json.dumps(m, sort_keys=True).encode()
+        h.update(rel.encode() + b"\0" + hashlib.sha256(data).digest())
+    return h.hexdigest()
+
+
+# Taken from the generator before --code-sites existed (commit 0ff40f7).  The default crawl must not
+# change when code sites are added; if an intended change to the default crawl alters these, update
+# them in the same commit and say so.
+DEFAULT_DIGESTS = {
+    (300, 11, ()): "96bab443308b9c651e7a961b6467343715e235aced65ba8ee687aa5b283c407f",
+    (300, 11, ("code",)): "d09b9417a49d37a00a0401c0f639f5e90d34f5c74e767ba025244e0776ae5468",
+}
+
+
+@pytest.fixture(scope="module")
+def sites_crawl(tmp_path_factory):
+    out = tmp_path_factory.mktemp("mc_sites") / "crawl"
+    manifest = generate(out, pages=800, seed=SEED, label_domains=("code",), code_sites=True)
+    return out, manifest
+
+
+@pytest.fixture(scope="module")
+def sites_responses(sites_crawl):
+    return _responses(sites_crawl[0])
+
+
+def test_default_crawl_is_unchanged_by_the_code_sites_option(code_crawl, tmp_path):
+    """Without code_sites the files are those of the generator before the option (content digests),
+    and code_sites=False writes the same bytes as leaving it out."""
+    for (pages, seed, doms), want in DEFAULT_DIGESTS.items():
+        out = tmp_path / f"d{len(doms)}"
+        generate(out, pages=pages, seed=seed, label_domains=doms)
+        assert _content_digest(out) == want, (pages, seed, doms)
+    off = tmp_path / "off"
+    m = generate(off, pages=N, seed=SEED, label_domains=("code",), code_sites=False)
+    a, b = _files(code_crawl[0]), _files(off)
+    assert sorted(a) == sorted(b)
+    for k in a:
+        assert a[k] == b[k], k
+    assert "code_sites" not in m and not set(CODE_SITE_HOSTS) & set(m["hosts"])
+
+
+def test_code_sites_crawl_is_deterministic(sites_crawl, tmp_path):
+    generate(tmp_path / "again", pages=800, seed=SEED, label_domains=("code",), code_sites=True)
+    a, b = _files(sites_crawl[0]), _files(tmp_path / "again")
+    assert sorted(a) == sorted(b)
+    for k in a:
+        assert a[k] == b[k], k
+
+
+def test_code_sites_hold_code_under_some_prefixes_only(sites_crawl):
+    """The path step's material: on each code site a prefix of code pages beside prefixes without any."""
+    _, m = sites_crawl
+    assert m["code_sites"] == CODE_SITE_HOSTS
+    dm = m["label_domains"]["code"]
+    hosts = dm["hosts"]
+    urls = sum(m["hosts"][h]["urls"] for h in CODE_SITE_HOSTS)
+    assert 0.12 <= urls / m["labels"] <= 0.25, urls
+    expect = {"askcode.dev": ("/questions/", ["/users/", "/tags/", "/help/", "/jobs/"]),
+              "devnotes.io": ("/tutorials/", ["/news/", "/about/"]),
+              "techweekly.net": ("/howto/", ["/reviews/", "/news/", "/jobs/"])}
+    for h, (code_prefix, other) in expect.items():
+        prefs = hosts[h]["prefixes"]
+        assert prefs[code_prefix]["code"] > 0, h
+        assert sum(p in prefs for p in other) >= 2, (h, sorted(prefs))
+        for p in other:
+            assert prefs.get(p, {}).get("code", 0) == 0, (h, p)
+    for h in ("askcode.dev", "devnotes.io"):       # a Q&A and a tutorial section hold code (and the odd PDF)
+        pc = hosts[h]["prefixes"][expect[h][0]]
+        assert pc["code"] >= 15 and pc["non-code"] <= 3, (h, pc)
+        assert expect[h][0] in dm["code_prefixes"][h]
+    howto = hosts["techweekly.net"]["prefixes"]["/howto/"]   # a magazine's how-tos: part code, part not
+    assert howto["non-code"] > 0
+    c = dm["label_counts"]
+    besides_api = c["code"] - hosts["pydocs-hub.dev"]["code"]
+    assert besides_api >= 70 and c["code"] / m["labels"] <= 0.2, c
+    # the code sites' pages are never maths
+    assert all(m["hosts"][h]["math"] == 0 and m["hosts"][h]["ambiguous"] == 0 for h in CODE_SITE_HOSTS)
+
+
+def test_code_sites_labels_and_code_blocks(sites_crawl, sites_responses):
+    """labels_code.jsonl: /questions/ and /tutorials/ pages are code, the sites' other sections non-code;
+    labels.jsonl: all of their pages non-math.  Most code pages carry a code block (<pre>, multi-line
+    <code>), some do not (how-to answers with an inline command, essays); no non-code page does."""
+    out, _ = sites_crawl
+    code = {x["url"]: x["label"] for x in _code_labels(out)}
+    math = {x["url"]: x["label"] for x in _labels(out)}
+    assert list(code) == list(math)
+    seen, blocks = Counter(), Counter()
+    for r in sites_responses:
+        host, path = r["url"].split("/")[2], "/" + "/".join(r["url"].split("/")[3:])
+        if host not in CODE_SITE_HOSTS:
+            continue
+        assert math[r["url"]] == "non-math", r["url"]
+        if not r["ctype"].startswith("text/html"):     # a PDF, JSON or PNG of the host: never code
+            assert code[r["url"]] == "non-code", r["url"]
+        elif path.startswith(("/questions/", "/tutorials/")):
+            assert code[r["url"]] == "code", r["url"]
+        elif path.startswith(("/users/", "/tags/", "/help/", "/jobs/", "/news/", "/about/", "/reviews/")):
+            assert code[r["url"]] == "non-code", r["url"]
+        if r["status"] != "200" or not r["ctype"].startswith("text/html") or len(r["payload"]) < r["declared"]:
+            continue
+        seen[code[r["url"]]] += 1
+        blocks[code[r["url"]]] += _has_code_block(r["payload"])
+        if code[r["url"]] == "non-code":
+            assert not _has_code_block(r["payload"]), r["url"]
+    assert seen["code"] >= 60 and seen["non-code"] >= 35, seen
+    assert 0.75 * seen["code"] <= blocks["code"] < seen["code"], (blocks, seen)
+    # the other hosts keep their rule: a code block exactly on code pages
+    for r in sites_responses:
+        if r["url"].split("/")[2] in CODE_SITE_HOSTS or r["status"] != "200" or not r["ctype"].startswith("text/html") \
+                or len(r["payload"]) < r["declared"]:
+            continue
+        assert _has_code_block(r["payload"]) == (code[r["url"]] == "code"), r["url"]
+
+
+def test_code_sites_cli(tmp_path, capsys):
+    out = tmp_path / "c"
+    assert main(["minicrawl", "--out", str(out), "--pages", "150", "--random-seed", "3", "--code-sites",
+                 "--label-domain", "code"]) == 0
+    printed = capsys.readouterr().out
+    assert "code sites askcode.dev, devnotes.io, techweekly.net" in printed and "labels_code.jsonl: code" in printed
+    m = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert m["code_sites"] == CODE_SITE_HOSTS and set(CODE_SITE_HOSTS) <= set(m["hosts"])
+    # the option says nothing about label domains: alone it writes no labels_code.jsonl
+    assert main(["minicrawl", "--out", str(tmp_path / "d"), "--pages", "60", "--code-sites"]) == 0
+    assert not (tmp_path / "d" / "labels_code.jsonl").exists()
+    assert main(["minicrawl", "--help"]) == 0
+    assert "meant with --label-domain code" in " ".join(capsys.readouterr().out.split())

@@ -21,11 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from . import codetext as C
 from . import textgen as T
 from .formulas import TOPICS
 from .benchmark import Planter
 from .html import render_page
-from .sites import LABEL_DOMAINS, MIRROR, PROSE_MATH_KINDS, SITES, Site, label_of
+from .sites import CODE_CATEGORIES, CODE_SITES, LABEL_DOMAINS, MIRROR, PROSE_MATH_KINDS, SITES, Site, label_of
 from .warcfile import WarcFile, sha1_b32
 
 SOFTWARE = "corpus_pipeline-minicrawl/1.0"
@@ -63,7 +64,8 @@ def _weighted(r: random.Random, items: list, weights: list):
 
 
 class _Gen:
-    def __init__(self, out: Path, pages: int, seed: int, mix: MixConfig, label_domains: tuple = ()):
+    def __init__(self, out: Path, pages: int, seed: int, mix: MixConfig, label_domains: tuple = (),
+                 code_sites: bool = False):
         self.out, self.n, self.seed, self.mix = out, pages, seed, mix
         self.label_domains = tuple(label_domains)
         self.domain_files: dict = {}        # domain -> open labels_<domain>.jsonl (only while run() writes)
@@ -72,7 +74,12 @@ class _Gen:
         self.r = random.Random(seed)
         self.rid = random.Random(f"minicrawl-record-ids-{seed}")
         self.t = dt.datetime(2021, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(days=seed % 1000, seconds=(seed * 7919) % 86400)
-        self.sites = [s for s in mix.sites if mix.site_weights.get(s.host, s.weight) > 0]
+        sites = list(mix.sites)
+        if code_sites:                      # appended after the site table: without them every draw is as before
+            sites += [s for s in CODE_SITES if s.host not in {x.host for x in sites}]
+        self.sites = [s for s in sites if mix.site_weights.get(s.host, s.weight) > 0]
+        code_hosts = {s.host for s in CODE_SITES}
+        self.code_sites = [s.host for s in self.sites if s.host in code_hosts] if code_sites else []
         self.site_w = [mix.site_weights.get(s.host, s.weight) for s in self.sites]
         self.recent: deque = deque(maxlen=mix.recent_pages)
         self.per_file = max(1, (mix.records_per_file - 1) // 2)
@@ -184,15 +191,18 @@ class _Gen:
         if kind in T.GENERAL_SENT:
             return T.general(r, kind)
         if kind == "profile":
-            return T.user_profile(r, MATH_TAGS if site.category == "mixed-math" else OTHER_TAGS)
+            return T.user_profile(r, MATH_TAGS if site.category == "mixed-math" else
+                                  C.CODE_TAGS if site.category in CODE_CATEGORIES else OTHER_TAGS)
         if kind == "tags":
-            return T.tag_page(r, MATH_TAGS)
+            return T.tag_page(r, C.CODE_TAGS if site.category in CODE_CATEGORIES else MATH_TAGS)
         if kind == "help":
             return T.help_page(r)
         if kind == "dept_news":
             return T.dept_news(r)
         if kind == "book_review":
             return T.book_review(r, topic)
+        if kind in C.DOCS:                  # the code sites' pages
+            return C.DOCS[kind](r)
         raise ValueError(f"unknown document kind {kind!r}")
 
     def _related(self, site: Site) -> list[str]:
@@ -201,6 +211,8 @@ class _Gen:
             return [f"{r.choice(['How to show the', 'Intuition behind the', 'Is the', 'Proof of the'])} "
                     f"{r.choice(T.TOPIC_WORDS[r.choice(TOPICS)])}{r.choice(['?', ' claim', ' exercise', ''])}"
                     for _ in range(r.randint(3, 6))]
+        if site.category in CODE_CATEGORIES:
+            return C.related(r)
         return [f"{r.choice(['Top', 'Why', 'New', 'Guide:', 'Best'])} {r.choice(T.CITIES)} "
                 f"{r.choice(['picks', 'update', 'story', 'notes', 'results'])}" for _ in range(r.randint(3, 6))]
 
@@ -505,6 +517,8 @@ class _Gen:
             "benchmarks": self.bench.manifest(),
             "mix": {k: v for k, v in vars(self.mix).items() if k != "sites"},
         }
+        if self.code_sites:             # absent without --code-sites: the default manifest is unchanged
+            m["code_sites"] = self.code_sites
         if self.label_domains:          # absent without --label-domain: the default manifest is unchanged
             m["label_domains"] = {d: self._domain_manifest(d) for d in self.label_domains}
         return m
@@ -527,13 +541,18 @@ class _Gen:
 
 
 def generate(out_dir, pages: int = 3000, seed: int = 1, mix: Optional[MixConfig] = None,
-             label_domains=()) -> dict:
+             label_domains=(), code_sites: bool = False) -> dict:
     """Write ``out_dir/warc/*.warc.gz``, ``out_dir/labels.jsonl`` and ``out_dir/manifest.json``; return the manifest.
 
     Same arguments give byte-identical files.  ``pages`` is the number of response records.
     ``label_domains`` (e.g. ``("code",)``, see :data:`sites.LABEL_DOMAINS`) also writes
     ``out_dir/labels_<domain>.jsonl`` for the same URLs (and a ``label_domains`` manifest entry);
     the WARCs and ``labels.jsonl`` do not depend on it.
+    ``code_sites`` adds the hosts of :data:`sites.CODE_SITES` (a programming Q&A site, a developer
+    blog, a technology magazine: only some of their path prefixes hold programming pages) to the
+    crawl, a different crawl meant to be labelled with ``label_domains=("code",)``; their pages are
+    ``non-math`` in ``labels.jsonl``.  Without it the files are those of a generator that has no
+    code sites (the manifest gains ``code_sites`` only with it).
     """
     if pages < 1:
         raise ValueError("pages must be >= 1")
@@ -548,7 +567,7 @@ def generate(out_dir, pages: int = 3000, seed: int = 1, mix: Optional[MixConfig]
     for dom, (fname, _, _) in LABEL_DOMAINS.items():     # a stale labels file of an earlier run would mislead
         if dom not in label_domains and (out / fname).exists():
             os.remove(out / fname)
-    manifest = _Gen(out, pages, seed, mix or MixConfig(), label_domains).run()
+    manifest = _Gen(out, pages, seed, mix or MixConfig(), label_domains, code_sites).run()
     with open(out / "manifest.json", "w", encoding="utf-8", newline="\n") as f:
         json.dump(manifest, f, indent=1, sort_keys=True, ensure_ascii=False)
         f.write("\n")

@@ -44,7 +44,9 @@ def render_blocks(blocks, markup: str, delim: str) -> str:
         elif kind == "p":
             parts: list[str] = []
             for seg in b[1]:
-                if isinstance(seg, tuple):
+                if isinstance(seg, tuple) and seg[0] == "c":      # inline code (code sites' pages)
+                    parts.append(f"<code>{escape(seg[1], quote=False)}</code>")
+                elif isinstance(seg, tuple):
                     rendered = render_math(seg[1], seg[2], markup, delim)
                     if seg[2] and markup != "mathjax":
                         if parts:
@@ -63,6 +65,8 @@ def render_blocks(blocks, markup: str, delim: str) -> str:
             head = "".join(f"<th>{escape(h)}</th>" for h in b[1])
             rows = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in b[2])
             out.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
+        elif kind == "pre" and len(b) > 2:              # ("pre", code, language)
+            out.append(f'<pre><code class="language-{b[2]}">{escape(b[1])}</code></pre>')
         elif kind == "pre":
             out.append(f"<pre><code>{escape(b[1])}</code></pre>")
     return "\n".join(out)

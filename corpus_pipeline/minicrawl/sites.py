@@ -19,12 +19,17 @@ def label_of(kind: str) -> str:
 
 
 # The code domain ("programming tutorials and Q&A"): the same pages, labelled a second way.
-# Only the API-reference pages (kind "code": signature, prose, a code example) are programming pages.
-# "tech" (gadget reviews), help pages and profiles that list a "python" tag talk about computers or
-# name a language but hold no code: non-code.  A maths page is labelled by its main topic, so it stays
-# non-code even where it shows a formula in a monospace block (no maths kind emits a code block today);
-# a page that teaches an algorithm with code as its main content would be code.
-CODE_KINDS = {"code"}
+# Programming pages: the API-reference pages (kind "code": signature, prose, a code example) and, on the
+# code sites (CODE_SITES, only with --code-sites), programming questions ("code_q"), tooling how-to
+# questions answered with one command ("code_howto"), tutorials ("code_tutorial") and mostly-prose
+# programming articles ("code_essay").  "tech" (gadget reviews), "tech_news" (language releases,
+# advisories), "dev_jobs" (job posts), "prog_book_review" (reviews of programming books),
+# "gadget_howto" (computer how-tos for users), help pages and
+# profiles or tag lists that name a language talk about computers but teach no programming: non-code.
+# A maths page is labelled by its main topic, so it stays non-code even where it shows a formula in a
+# monospace block (no maths kind emits a code block today); a page that teaches an algorithm with code
+# as its main content would be code.
+CODE_KINDS = {"code", "code_q", "code_howto", "code_tutorial", "code_essay"}
 CODE_LABELS = ("code", "non-code")
 
 
@@ -163,3 +168,34 @@ SITES: tuple[Site, ...] = (
 # A mirror that republishes Q&A pages with its own boilerplate (near-duplicates); it has no own pages.
 MIRROR = Site("maths-mirror.info", "Maths Mirror", 0.0, (S("/q/", 1.0, {}),), {"mathjax": 1.0},
               sidebar_title="Archive", category="mirror", nav=(("/q/", "Archive"),))
+
+
+# ---- code sites (``generate(..., code_sites=True)``, ``minicrawl --code-sites``): hosts where only some
+# prefixes hold programming pages, the code domain's counterpart of the mixed maths sites above.  They
+# are appended to the site table only when asked for, so the default crawl is unchanged.
+CODE_CATEGORIES = ("mixed-code", "tech-general")
+CODE_SITES: tuple[Site, ...] = (
+    Site("askcode.dev", "AskCode", 12.0, (
+        S("/questions/", 0.70, {"code_q": 0.7, "code_howto": 0.3}),
+        S("/users/", 0.12, {"profile": 1.0}),
+        S("/tags/", 0.07, {"tags": 1.0}, "{prefix}{slug}"),
+        S("/help/", 0.06, {"help": 1.0}, "{prefix}{slug}"),
+        S("/jobs/", 0.05, {"dev_jobs": 1.0})),
+        {}, sidebar_title="Hot Network Questions", category="mixed-code",
+        nav=(("/questions/", "Questions"), ("/tags/", "Tags"), ("/users/", "Users"), ("/jobs/", "Jobs"),
+             ("/help/", "Help"))),
+    Site("devnotes.io", "DevNotes", 8.0, (
+        S("/tutorials/", 0.65, {"code_tutorial": 0.8, "code_essay": 0.2}, "{prefix}{year}/{slug}/"),
+        S("/news/", 0.26, {"tech_news": 0.8, "prog_book_review": 0.2}, "{prefix}{year}/{month}/{slug}/"),
+        S("/about/", 0.09, {"help": 1.0}, "{prefix}{slug}/")),
+        {}, sidebar_title="Recent posts", category="mixed-code",
+        nav=(("/tutorials/", "Tutorials"), ("/news/", "News"), ("/about/", "About"))),
+    # a technology magazine: only /howto/ holds programming pages, and only about half of them
+    Site("techweekly.net", "TechWeekly", 4.0, (
+        S("/howto/", 0.35, {"code_howto": 0.55, "gadget_howto": 0.45}, "{prefix}{slug}"),
+        S("/reviews/", 0.30, {"tech": 0.75, "prog_book_review": 0.25}, "{prefix}{slug}"),
+        S("/news/", 0.25, {"tech_news": 1.0}, "{prefix}{year}/{month}/{slug}"),
+        S("/jobs/", 0.10, {"dev_jobs": 1.0}, "{prefix}{id}")),
+        {}, sidebar_title="Most read", category="tech-general",
+        nav=(("/news/", "News"), ("/reviews/", "Reviews"), ("/howto/", "How-to"), ("/jobs/", "Jobs"))),
+)
