@@ -80,8 +80,30 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 130
     except Exception as e:  # noqa: BLE001 - last resort: exit 1 with the cause
         traceback.print_exc()
-        print(f"corpus-pipeline {args.command}: failed: {e}", file=sys.stderr)
+        print(f"corpus-pipeline {args.command}: failed: {_message(e)}", file=sys.stderr)
+        _point_at_spark_log()
         return 1
+
+
+def _message(e: Exception) -> str:
+    """The error in one message: for an exception raised in Spark's JVM (py4j's Py4JJavaError, whose
+    text holds the JVM's whole stack, already printed with the traceback) the JVM exception alone."""
+    java = getattr(e, "java_exception", None)
+    if java is not None:
+        try:
+            return str(java.toString())
+        except Exception:  # noqa: BLE001 - the JVM may be gone: its text as it is
+            pass
+    return str(e)
+
+
+def _point_at_spark_log() -> None:
+    """After a failure: where Spark's own log lines are, when this process started the JVM with them
+    sent to a file (the console shows only Spark's errors)."""
+    session = sys.modules.get("corpus_pipeline.spark.session")
+    path = session.spark_log() if session is not None else None
+    if path:
+        print(f"corpus-pipeline: Spark's log: {path}", file=sys.stderr)
 
 
 if __name__ == "__main__":

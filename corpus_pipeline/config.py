@@ -42,7 +42,13 @@ class SparkConfig:
         None, "driver memory, e.g. \"4g\"; only applies when the command starts the JVM itself")
     shuffle_partitions: Optional[int] = opt(
         None, "`spark.sql.shuffle.partitions`; unset: 2 x the default parallelism")
-    log_level: str = opt("WARN", "Spark's log level")
+    log_level: str = opt(
+        "WARN", "lowest level of Spark's own log lines written to the command's Spark log: `RUN/logs/spark.log`, "
+                "or a file in the temporary folder (the `[spark]` line names it); under spark-submit, the root "
+                "level of the driver's log configuration, which decides where the lines go")
+    console_log_level: str = opt(
+        "ERROR", "lowest level of Spark's log lines also shown on the console (stderr): `WARN` shows Spark's "
+                 "warnings too, `OFF` none; only when the command starts the JVM itself")
     checkpoint_dir: Optional[str] = opt(
         None, "Spark checkpoint folder (near dedup's connected components); unset: `<run>/_checkpoints`")
     conf: dict = opt(default_factory=dict, help="any other `spark.*` settings, as a table")
@@ -412,6 +418,9 @@ def _check_ranges(cfg: Config) -> None:
         if not cond:
             raise ConfigError(f"{key}: {msg}")
 
+    levels = ("ALL", "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF")
+    for k in ("log_level", "console_log_level"):
+        need(str(getattr(cfg.spark, k)).upper() in levels, f"spark.{k}", f"must be one of {', '.join(levels)}")
     need(cfg.ingest.max_page_bytes > 0, "ingest.max_page_bytes", "must be > 0")
     need(cfg.ingest.extract_timeout_s > 0, "ingest.extract_timeout_s", "must be > 0")
     need(cfg.ingest.files_per_task >= 1, "ingest.files_per_task", "must be >= 1")

@@ -34,3 +34,28 @@ def test_progress_line_has_rate_and_time_left():
         "[spark] stage 3 (parquet): 37/120 tasks, 2 running, 3.7 tasks/s, 10 s, ~22 s left"
     assert progress_line(3, "x", 0, 8, 2, 5.0).endswith("0.0 tasks/s, 5 s")      # no estimate before a task ends
     assert progress_line(3, "x", 8, 8, 0, 5.0).endswith("1.6 tasks/s, 5 s")
+
+
+def test_spark_log_goes_to_the_local_run_folder_else_to_the_temporary_folder(tmp_path):
+    import tempfile
+
+    from corpus_pipeline.spark.session import spark_log_path
+
+    run = tmp_path / "run"
+    assert spark_log_path(str(run)) == str(run / "logs" / "spark.log")
+    assert (run / "logs").is_dir()                          # created for the JVM's file appender
+    for where in ("s3://bucket/run", None):                 # an object store cannot be appended to
+        path = spark_log_path(where)
+        assert path.startswith(tempfile.gettempdir()) and path.endswith(".log"), path
+
+
+def test_spark_log_settings_reach_the_launcher_quoted_and_are_checked():
+    from corpus_pipeline.config import ConfigError, load_config
+    from corpus_pipeline.spark.session import _java_property
+
+    # the launcher splits SPARK_SUBMIT_OPTS like a shell: one option, whatever the path holds
+    assert _java_property("a.b", '/x y/"q"\\z') == '"-Da.b=/x y/\\"q\\"\\\\z"'
+    assert load_config(overrides=["spark.console_log_level=off"]).spark.console_log_level == "off"
+    for bad in ("spark.log_level=warning", "spark.console_log_level=quiet"):
+        with pytest.raises(ConfigError, match=bad.split("=")[0]):
+            load_config(overrides=[bad])

@@ -73,7 +73,7 @@ def run(args, cfg) -> int:
     if not fsmod.is_local(args.run):
         from ..spark.session import get_spark
 
-        spark = get_spark(cfg.spark, quiet=True)
+        spark = get_spark(cfg.spark, quiet=True, run=args.run)
     run_folder = open_existing(args.run, spark)
     found = latest_annotations(run_folder, args.iteration)
     if found is None:
@@ -146,7 +146,7 @@ def serve(args, cfg) -> int:
     if args.top_hosts < 1:
         raise UsageError("--top-hosts must be >= 1")
     # a local run folder is checked before the JVM starts; a remote one needs Spark to be read at all
-    spark = None if fsmod.is_local(args.run) else get_spark(cfg.spark, quiet=True)
+    spark = None if fsmod.is_local(args.run) else get_spark(cfg.spark, quiet=True, run=args.run)
     run_folder = open_existing(args.run, spark)
     found = latest_annotations(run_folder, args.iteration)
     if found is None:
@@ -168,7 +168,7 @@ def serve(args, cfg) -> int:
         print(f"annotate: fix the file first, nothing is served: {e}", file=sys.stderr)
         return 2
     if spark is None:
-        spark = get_spark(cfg.spark, quiet=True)
+        spark = get_spark(cfg.spark, quiet=True, run=args.run)
         run_folder = RunFolder(args.run, spark)
     proposed = ann.propose(rows, cfg.annotate)
     max_listed = cfg.annotate.worksheet_max_prefixes

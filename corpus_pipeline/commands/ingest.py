@@ -47,7 +47,7 @@ def run(args, cfg) -> int:
     from ..spark.session import configured_master, get_spark
 
     check_shared(args.inputs, configured_master(cfg.spark), cfg.ingest)   # before any JVM or write
-    spark = get_spark(cfg.spark)
+    spark = get_spark(cfg.spark, run=args.run)
     rf = RunFolder(args.run, spark)
     check_settings(rf, cfg, args.recompute)
     try:

@@ -47,7 +47,7 @@ def run(args, cfg) -> int:
     from ..spark import inspect as I
     from ..spark.session import get_spark
 
-    spark = get_spark(cfg.spark, quiet=True)
+    spark = get_spark(cfg.spark, quiet=True, run=args.run)
     rf = open_existing(args.run, spark, need_pages=True)
     its = [i for i in rf.iterations() if rf.is_committed(stage_path(rf, "collected", i))]
     it = args.iteration if args.iteration is not None else (its[-1] if its else None)

@@ -118,7 +118,7 @@ def run(args, cfg) -> int:
         raise UsageError(f"--port: expected 0..65535, got {args.port}")
     if fsmod.is_local(args.run):
         open_existing(args.run)                                  # before the JVM starts
-    spark = get_spark(cfg.spark, quiet=True)
+    spark = get_spark(cfg.spark, quiet=True, run=args.run)
     run_folder = open_existing(args.run, spark)
     i = _iteration(run_folder, args.iteration)
     if i is None:

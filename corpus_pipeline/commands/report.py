@@ -19,12 +19,12 @@ def run(args, cfg) -> int:
     if not fsmod.is_local(args.run):
         from ..spark.session import get_spark
 
-        spark = get_spark(cfg.spark)
+        spark = get_spark(cfg.spark, run=args.run)
     run = open_existing(args.run, spark)
     if spark is None and run.is_committed(run.pages):
         from ..spark.session import get_spark
 
-        spark = get_spark(cfg.spark, quiet=True)      # sample pages, duplicates, languages come from the tables
+        spark = get_spark(cfg.spark, quiet=True, run=args.run)      # sample pages, duplicates, languages come from the tables
         run = RunFolder(args.run, spark)
     write_report(run, echo=print)
     print(f"report: {run.report_dir}/index.html")

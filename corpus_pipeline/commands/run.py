@@ -73,7 +73,7 @@ def run(args, cfg) -> int:
     from ..spark.session import configured_master
 
     check_shared(args.input, configured_master(cfg.spark), cfg.ingest)   # local inputs on a cluster: exit 2
-    spark = get_spark(cfg.spark)
+    spark = get_spark(cfg.spark, run=args.run)
     with scratch.scope(), progress(spark):     # temporary files are removed, success or failure
         outcome = Loop(spark, _inputs(args), cfg).execute()
     write_report(RunFolder(args.run, spark), echo=print)

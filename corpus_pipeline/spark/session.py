@@ -2,14 +2,26 @@
 
 * Under ``spark-submit`` (or with a session already active) the cluster's
   settings win: nothing here overrides master, memory or cores.
-* Otherwise a ``local[*]`` session sized from this machine, quiet logs, UI
-  address printed.  Tuning comes from ``[spark]`` in the config, never from
-  constants in code.
+* Otherwise a ``local[*]`` session sized from this machine, UI address printed.
+  Tuning comes from ``[spark]`` in the config, never from constants in code.
+* Spark's own log lines (log4j2: WARN lines such as WindowExec's "No Partition
+  Defined", NativeCodeLoader's) go to a file, not the console: when this process
+  starts the driver JVM itself, the JVM is given ``log4j2.properties`` beside
+  this module, which writes ``[spark] log_level`` and above to the command's
+  Spark log (``RUN/logs/spark.log`` for a local run folder, else a file in the
+  local temporary folder) and only ``[spark] console_log_level`` and above
+  (ERROR by default) to stderr.  Under spark-submit, or when the user names a
+  log4j2 file of their own (``-Dlog4j.configurationFile`` in
+  ``spark.driver.extraJavaOptions``, ``SPARK_SUBMIT_OPTS``...), that log
+  configuration decides and only ``[spark] log_level`` is applied, as the root
+  level (as it is on a new session in a process whose JVM already runs).
 """
 from __future__ import annotations
 
 import os
 import sys
+import tempfile
+import time
 from typing import Optional
 
 from ..config import SparkConfig
@@ -44,7 +56,58 @@ def configured_master(cfg: Optional[SparkConfig] = None) -> str:
     return "local[*]"
 
 
-def get_spark(cfg: Optional[SparkConfig] = None, quiet: bool = False):
+LOG4J2_PROPERTIES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
+_LOG4J_FILE_SETTINGS = ("log4j.configurationFile", "log4j2.configurationFile", "LOG4J_CONFIGURATION_FILE")
+_spark_log: Optional[str] = None      # the file Spark's log lines go to, once this process started its JVM
+
+
+def spark_log() -> Optional[str]:
+    """The local file Spark's own log lines go to (set by :func:`get_spark` when it started the
+    driver JVM with the project's log configuration), or None."""
+    return _spark_log
+
+
+def spark_log_path(run: Optional[str] = None) -> str:
+    """Where Spark's log lines go: ``RUN/logs/spark.log`` for a local run folder (its ``logs``
+    folder created), else -- no run folder, a Hadoop URI (an object store cannot be appended to),
+    or a folder that cannot be written -- a new file in the local temporary folder."""
+    from .. import fs as fsmod
+
+    if run is not None and fsmod.is_local(run):
+        d = os.path.join(os.path.abspath(fsmod.local_path(run)), "logs")
+        try:
+            os.makedirs(d, exist_ok=True)
+            if os.access(d, os.W_OK):
+                return os.path.join(d, "spark.log")
+        except OSError:
+            pass
+    d = os.path.join(tempfile.gettempdir(), "corpus_pipeline-spark-logs")
+    os.makedirs(d, exist_ok=True)
+    return os.path.join(d, f"spark-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{os.getpid()}.log")
+
+
+def _java_property(name: str, value: str) -> str:
+    """``-Dname=value`` quoted for the launcher's option parser (spaces, quotes, backslashes)."""
+    escaped = f"-D{name}={value}".replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'
+
+
+def _user_log4j_config(cfg: SparkConfig) -> bool:
+    """The user names a log4j2 configuration of their own, which then wins over the project's."""
+    places = [str((cfg.conf or {}).get(k, "")) for k in ("spark.driver.extraJavaOptions",
+                                                          "spark.driver.defaultJavaOptions")]
+    places += [os.environ.get(k, "") for k in ("SPARK_SUBMIT_OPTS", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS")]
+    return bool(os.environ.get("LOG4J_CONFIGURATION_FILE")) or \
+        any(s in p for p in places for s in _LOG4J_FILE_SETTINGS)
+
+
+def get_spark(cfg: Optional[SparkConfig] = None, quiet: bool = False, run: Optional[str] = None):
+    """The active SparkSession, or a new one from ``cfg``.
+
+    ``run``: the command's run folder, where Spark's log lines go (``RUN/logs/spark.log``) when
+    this call starts the driver JVM; without it they go to a file in the temporary folder.
+    """
+    global _spark_log
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     if os.environ.get("SPARK_LOCAL_IP") is None and not _under_spark_submit():
@@ -76,13 +139,36 @@ def get_spark(cfg: Optional[SparkConfig] = None, quiet: bool = False):
         builder = builder.config("spark.sql.shuffle.partitions", str(cfg.shuffle_partitions))
     for k, v in (cfg.conf or {}).items():
         builder = builder.config(k, str(v))
-    spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel(cfg.log_level)
+    log_file = None
+    if SparkContext._gateway is None and not os.environ.get("PYSPARK_GATEWAY_PORT") \
+            and not _under_spark_submit() and not _user_log4j_config(cfg) and os.path.isfile(LOG4J2_PROPERTIES):
+        # this call starts the driver JVM: give it the project's log configuration, through the
+        # launcher's SPARK_SUBMIT_OPTS (read only while it starts the JVM), so that a
+        # spark.driver.extraJavaOptions of the user's (spark-defaults.conf too) is kept and wins
+        log_file = spark_log_path(run)
+        props = {"log4j.configurationFile": LOG4J2_PROPERTIES, "corpus_pipeline.spark.log_file": log_file,
+                 "corpus_pipeline.spark.log_level": cfg.log_level,
+                 "corpus_pipeline.spark.console_log_level": cfg.console_log_level}
+        before = os.environ.get("SPARK_SUBMIT_OPTS")
+        os.environ["SPARK_SUBMIT_OPTS"] = " ".join(
+            ([before] if before else []) + [_java_property(k, v) for k, v in props.items()])
+        try:
+            spark = builder.getOrCreate()
+        finally:
+            if before is None:
+                os.environ.pop("SPARK_SUBMIT_OPTS", None)
+            else:
+                os.environ["SPARK_SUBMIT_OPTS"] = before
+        _spark_log = log_file
+    else:
+        spark = builder.getOrCreate()
+        spark.sparkContext.setLogLevel(cfg.log_level)
     if not cfg.shuffle_partitions and "spark.sql.shuffle.partitions" not in (cfg.conf or {}) \
             and not existing.contains("spark.sql.shuffle.partitions"):
         # small machines and small runs: 200 shuffle partitions is mostly overhead
         spark.conf.set("spark.sql.shuffle.partitions", str(max(2, 2 * spark.sparkContext.defaultParallelism)))
     if not quiet:
         url = spark.sparkContext.uiWebUrl
-        print(f"[spark] master={spark.sparkContext.master} ui={url or 'disabled'}", flush=True)
+        print(f"[spark] master={spark.sparkContext.master} ui={url or 'disabled'}"
+              + (f" log={log_file}" if log_file else ""), flush=True)
     return spark

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,9 @@ def test_demo_saturates_with_high_precision_and_recall(tmp_path):
     p = subprocess.run(["make", "-s", "demo", f"DEMO_DIR={out}", f"BIN={Path(sys.executable).parent}"],
                        cwd=ROOT, env=env, capture_output=True, text=True, timeout=1500)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    # quiet by default: Spark's own log lines (its WARN lines) are in the run folder, not on the console
+    assert not re.search(r"\b(INFO|WARN)\s+[A-Z][\w$]*: ", p.stdout + p.stderr), p.stderr[-3000:]
+    assert (out / "run" / "logs" / "spark.log").is_file()
     s = json.loads((out / "run" / "report" / "summary.json").read_text())
     its = s["iterations"]
     first, last = its[0], its[-1]

@@ -1,0 +1,53 @@
+"""Quiet by default: Spark's own log lines go to RUN/logs/spark.log, not the console, and a Spark
+failure still ends with the error and where the log is. Each command runs in its own process, which
+starts its own JVM (the log configuration is given to a JVM when it starts)."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from runs import SETTINGS, cli_process, run_ok
+
+pytestmark = [pytest.mark.spark, pytest.mark.slow]
+
+# a line of Spark's log4j layout, on the console or in the file: "<time> LEVEL Class: message"
+SPARK_LINE = re.compile(r"\b(TRACE|DEBUG|INFO|WARN)\s+[A-Z][\w$]*: ", re.M)
+
+
+def test_ingest_console_has_no_spark_log_lines_and_run_folder_has_them(tmp_path):
+    crawl, run = tmp_path / "crawl", tmp_path / "run"
+    run_ok(["minicrawl", "--out", str(crawl), "--pages", "60", "--random-seed", "7"])
+    # INFO: Spark's INFO lines are always there (its WARN lines depend on the machine), and they must
+    # reach the file and not the console, whose level stays ERROR
+    p = cli_process(["ingest", "--input", str(crawl / "warc" / "*.warc.gz"), "--run", str(run), *SETTINGS,
+                     "--set", "spark.log_level=INFO"], timeout=600)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    log = run / "logs" / "spark.log"
+    console = p.stdout + p.stderr
+    assert not SPARK_LINE.search(console), console[-3000:]
+    assert "Setting default log level" not in console and "log4j" not in console, console[-3000:]
+    assert f"log={log}" in p.stdout                          # the [spark] line says where the log is
+    assert "[ingest]" in p.stdout and "pages=" in p.stdout   # the product's own progress lines stay
+    text = log.read_text()
+    assert re.search(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO +SparkContext: Running Spark version", text,
+                     re.M), text[:2000]
+    assert (run / "pages" / "_COMMIT.json").is_file()
+
+
+def test_spark_failure_shows_the_error_and_points_at_the_log(tmp_path):
+    bad = tmp_path / "bad.parquet"
+    bad.write_bytes(b"PAR1" + bytes(range(256)) * 8 + b"PAR1")      # Parquet's magic, no valid footer
+    bench = tmp_path / "benchmarks" / "gsm8k"
+    bench.mkdir(parents=True)
+    (bench / "test.jsonl").write_text('{"id": "q1", "question": "What is 2 + 2?", "answer": "#### 4"}\n')
+    p = cli_process(["decontaminate", "--input", str(bad), "--benchmarks", str(tmp_path / "benchmarks"),
+                     "--out", str(tmp_path / "out"), *SETTINGS], timeout=600)
+    assert p.returncode == 1, p.stdout[-3000:] + p.stderr[-3000:]
+    assert not SPARK_LINE.search(p.stdout + p.stderr), p.stderr[-3000:]
+    err = p.stderr.rstrip().splitlines()
+    assert err[-1].startswith("corpus-pipeline: Spark's log: "), err[-5:]
+    path = err[-1].split(": ", 2)[2]
+    failed = next(i for i, ln in enumerate(err) if ln.startswith("corpus-pipeline decontaminate: failed: "))
+    assert not any(ln.startswith("\tat ") for ln in err[failed:]), err[failed:]   # the message, not the stack
+    assert re.search(r"^\S+Z ERROR +\w+: ", open(path).read(), re.M)              # Spark's error, in its log
