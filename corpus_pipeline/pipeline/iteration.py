@@ -189,7 +189,7 @@ class Scores(TableStage):
     name, path, scope = "scores", "{iter}/scores", ITERATION
     schema = schemas.SCORES
     reads = ("pages", "model")
-    about = "P(maths) for every page"
+    about = "P(positive) for every page (P(maths) with the maths profile)"
 
     def table(self, ctx):
         ctx.say(f"iteration {ctx.i}: scoring pages")
