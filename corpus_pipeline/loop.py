@@ -155,12 +155,20 @@ class Loop:
 
 
 def run_ingest(spark, inputs: list[str], run: RunFolder, cfg: Config, log: Callable[[str], None] = print,
-               recipe: Optional[Recipe] = None):
+               recipe: Optional[Recipe] = None, recompute: bool = False):
     """The recipe's ingest stages alone (the ``ingest`` command): the result of its last stage.
 
+    Their committed settings are checked first, as the loop checks them (the runner's settings,
+    ``recipe.upstream`` included): a change is refused (UsageError) or, with ``recompute``, redone
+    with every later stage.  The iterations' settings are not compared: this command does not know
+    the loop's inputs (its seed corpus, its labels).
     Raises :class:`UsageError` when an input matches nothing and
     :class:`NoInputError` when no file could be read at all.
     """
     recipe = recipe or default_recipe()
     runner = Runner(spark, run, cfg, recipe, LoopInputs(inputs=list(inputs), run=run.uri), log=log)
+    first = check_settings(run, cfg, recompute, lambda s: runner.settings(s) if s in recipe.ingest else {},
+                           log=log, recipe=recipe)
+    if first:
+        log(f"recomputing from {first}")
     return runner.walk(recipe.ingest)[recipe.ingest[-1].name]

@@ -42,16 +42,14 @@ def run(args, cfg) -> int:
     from ..runfolder import RunFolder
     from ..loop import run_ingest
     from ..pipeline.ingest import summarize
-    from ..pipeline.settings import check_settings
     from ..sources import check_shared
     from ..spark.session import configured_master, get_spark
 
     check_shared(args.inputs, configured_master(cfg.spark), cfg.ingest)   # before any JVM or write
     spark = get_spark(cfg.spark, run=args.run)
     rf = RunFolder(args.run, spark)
-    check_settings(rf, cfg, args.recompute)
     try:
-        result = run_ingest(spark, args.inputs, rf, cfg)
+        result = run_ingest(spark, args.inputs, rf, cfg, recompute=args.recompute)
     except NoInputError as e:
         print(f"corpus-pipeline ingest: {e}", file=sys.stderr)
         return 1

@@ -173,6 +173,20 @@ def test_changed_setting_is_refused_then_recomputed_like_a_fresh_run(crawl, deco
     assert a["stopped_because"] == b["stopped_because"]
 
 
+def test_ingest_command_checks_the_ingest_stages_only(crawl, decontaminated_run, tmp_path):
+    """`ingest` on a finished run: the loop's own settings (a threshold, the seed the run trained on)
+    are not its business; a changed extraction setting is refused as the loop refuses it."""
+    run = tmp_path / "run"
+    shutil.copytree(decontaminated_run, run)
+    before = committed_stages(run)
+    base = ["ingest", "--input", str(crawl / "warc" / "*.warc.gz"), "--run", str(run), *SETTINGS]
+    p = ok(cli(base + ["--set", "select.threshold=0.9"]))
+    assert "recompute" not in p.stdout.lower() and committed_stages(run) == before
+    p = cli(base + ["--set", "ingest.min_text_chars=400"])
+    assert p.returncode == 2 and "ingest.min_text_chars" in p.stderr and "ingest/extract" in p.stderr
+    assert committed_stages(run) == before
+
+
 def test_spark_tuning_change_recomputes_nothing(crawl, decontaminated_run, tmp_path):
     norename_run = decontaminated_run
     run = tmp_path / "run"
