@@ -1,89 +1,36 @@
-"""The fastText maths classifier (pure: no Spark).
+"""Training and measuring the ``classifier.kind`` classifier (pure: no Spark).
 
-* :func:`prepare`: the one text preparation shared by training and scoring
-  (NFKC, lower case, maths delimiters unified, TeX commands kept as tokens,
-  CJK split into characters, operators as tokens, numbers kept whole,
-  truncation to ``max_words``).
-* :func:`train_model`: fastText with the paper's settings from
-  :class:`~corpus_pipeline.config.ClassifierConfig`, deterministic (one thread,
-  fixed seed, training lines in an order fixed by a hash, not by input order).
-* :func:`train_and_evaluate`: held-out split, training, precision / recall / F1
-  / precision-recall curve, ``model.bin`` + ``metrics.json`` written to a model
-  folder (local path or Hadoop URI, through :mod:`corpus_pipeline.fs`).
-* :func:`load_model` (cached once per process) and :func:`predict_proba`
-  (batch P(math)).
+The classifier itself (its text preparation, training, loading, prediction) is a
+plugin (:mod:`corpus_pipeline.classifiers`; fastText's in
+:mod:`corpus_pipeline.classifiers.fasttext`, whose :func:`prepare`, :func:`tokens`,
+:func:`predict_proba` and :func:`load_model` are importable from here too).  This
+module holds what every classifier shares:
 
-Labels are ``__label__math`` and ``__label__other``.
+* :func:`training_lines`: labelled lines (the plugin's ``document_lines``) in an
+  order fixed by a hash, not by input order;
+* :func:`train_and_evaluate` / :func:`train_from_files`: held-out split, training,
+  precision / recall / F1 / precision-recall curve, ``model.bin`` + ``metrics.json``
+  written to a model folder (local path or Hadoop URI, through :mod:`corpus_pipeline.fs`);
+* the negatives' quotas per language.
+
+Labels are ``__label__<positive>`` (``__label__math``) and ``__label__other``.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-import re
 import tempfile
 import time
-import unicodedata
 from typing import Iterable, Optional, Sequence
 
-from .classifiers import LABEL_MATH, LABEL_OTHER, MODEL_FILE  # noqa: F401  (used as C.LABEL_MATH ...)
+from .classifiers import LABEL_MATH, LABEL_OTHER, MODEL_FILE, for_config  # noqa: F401  (used as C.LABEL_MATH ...)
+from .classifiers.fasttext import NAN_ATTEMPTS, load_model, predict_proba, prepare, tokens  # noqa: F401
 from .config import ClassifierConfig
 from .sparkhash import unit_interval
-from .text import CJK_RANGES
 
 METRICS_FILE = "metrics.json"
 EVAL_THRESHOLD = 0.5
-NAN_ATTEMPTS = 8          # training attempts when fastText reports a spurious NaN (see train_model)
-
-# ---------------------------------------------------------------- text preparation
-# Maths symbols: every character of Unicode category Sm, plus ASCII operators.  "|" is left
-# out: on extracted web pages it is mostly a table-cell separator, not an absolute value.
-_SM = "".join(chr(c) for c in range(0x2000, 0x2c00) if unicodedata.category(chr(c)) == "Sm")
-_SM += "".join(ch for ch in "¬±×÷϶∂∇∞" if ch not in _SM)
-_OPS = re.escape("=+-*/^_<>()[]{}$%!&~'") + re.escape(_SM)
-# The branches start with disjoint characters, so their order only affects speed (words first).
-_TOKEN = re.compile(
-    f"[^\\W\\d_{CJK_RANGES}]+"      # words (any script)
-    f"|[{_OPS}]"                     # operators and maths symbols, one each
-    r"|\d+(?:\.\d+)?"                # numbers (decimals kept whole)
-    f"|[{CJK_RANGES}]"               # one token per CJK character
-    r"|\\[a-z]+"                      # TeX control word: \frac, \sum, \mathbb
-    r"|\\[^a-z\s]"                   # TeX control symbol: \{ \, \\
-)
-_CHARS_PER_TOKEN_CAP = 12             # raw text is cut to max_words * this before tokenizing
-# TeX maths delimiters as sites serve them: \( \) \[ \] and $$ (not the line break \\[2pt]).
-# They all become one "$" token, so that a page whose MathJax uses \( ... \) reads like the seed's
-# $ ... $ (the development crawl's OpenStax and LMFDB pages do): on the labeled real pages this
-# raised average precision 0.665 -> 0.721 at chunk 64 (README, classifier quality).
-_DELIMITER = re.compile(r"(?<!\\)\\[()\[\]]|\$\$")
-
-
-def tokens(text: str, max_words: int, unify_delimiters: bool = True) -> list[str]:
-    """The first ``max_words`` tokens of ``text`` (see :func:`prepare`);
-    ``unify_delimiters=False`` keeps ``\\(`` and ``$$`` apart (the preparation before it)."""
-    if not text:
-        return []
-    t = text[: max_words * _CHARS_PER_TOKEN_CAP]
-    if not unicodedata.is_normalized("NFKC", t):
-        t = unicodedata.normalize("NFKC", t)
-    if unify_delimiters:
-        t = _DELIMITER.sub(" $ ", t)
-    return _TOKEN.findall(t.lower())[:max_words]
-
-
-def prepare(text: Optional[str], max_words: int = 2000) -> str:
-    """One line of space-separated tokens that fastText reads as words.
-
-    NFKC-normalized and lower-cased; the maths delimiters ``\\( \\) \\[ \\] $$``
-    become ``$``; ``\\frac`` and other TeX commands are one token each; each CJK character is a token (fastText's word n-grams then see
-    character bigrams and trigrams); numbers are tokens (decimals kept whole);
-    operators and maths symbols are tokens of their
-    own; other punctuation is dropped.  Truncated to the first ``max_words``
-    tokens (and the text to ``max_words * 12`` characters before that), so
-    training and scoring see exactly the same words.
-    """
-    return " ".join(tokens(text or "", max_words))
-
 
 # ---------------------------------------------------------------- deterministic ordering
 def _hash01(*parts) -> float:
@@ -105,29 +52,15 @@ def split_holdout(texts: Sequence[str], fraction: float, random_seed: int, label
     return train, hold
 
 
-def document_lines(text: Optional[str], cfg: ClassifierConfig) -> list[str]:
-    """The training lines of one document, without label: its first ``cfg.max_words``
-    tokens cut into pieces of ``cfg.train_chunk_words`` (0: one line), a short tail of a
-    long document left out.  Spark's training-set writer and :func:`training_lines`
-    both use this, so the in-memory and the distributed training files agree."""
-    chunk = getattr(cfg, "train_chunk_words", 0) or cfg.max_words
-    toks = tokens(text or "", cfg.max_words)
-    out = []
-    for s in range(0, len(toks), chunk):
-        piece = toks[s:s + chunk]
-        if s == 0 or len(piece) >= max(1, chunk // 4):   # drop a short tail of a long document
-            out.append(" ".join(piece))
-    return out
-
-
 def training_lines(pos: Iterable[str], neg: Iterable[str], cfg: ClassifierConfig, random_seed: int,
                    label: str = LABEL_MATH) -> list[str]:
     """fastText training lines, prepared, empty ones left out, in an order fixed by a
     hash of (seed, line): the same multiset of texts always gives the same file.
     ``label``: the positives' label (:func:`~corpus_pipeline.classifiers.label_of` the profile's)."""
+    clf = for_config(cfg)
     per_class = []
     for lab, texts in ((label, pos), (LABEL_OTHER, neg)):
-        per_class.append([lab + " " + piece for t in texts for piece in document_lines(t, cfg)])
+        per_class.append([lab + " " + piece for t in texts for piece in clf.document_lines(t, cfg)])
     if getattr(cfg, "balance_classes", False) and all(per_class):
         per_class = _balanced(per_class, random_seed)
     else:
@@ -151,49 +84,6 @@ def _balanced(per_class: list[list[str]], random_seed: int) -> list[list[tuple[s
 
 
 # ---------------------------------------------------------------- training
-# fastText is trained in a fresh Python process.  fasttext-numpy2 0.10.4 reads memory it never
-# initialised while training: in a process whose heap has been used (a test session, a Spark
-# driver) identical runs raise "Encountered NaN" in some attempts or in all of them (seen at
-# dim 16, never at dim 256), while in a fresh process the same file trains fine, and all
-# successful runs give identical models.  A child process per training (+ ~0.5 s) makes this
-# reliable; NaN failures are still retried, and M_MMAP_THRESHOLD is lowered in the child so
-# large blocks come as zeroed pages.
-_FIT_CHILD = r"""
-import ctypes, json, sys
-try:
-    ctypes.CDLL("libc.so.6").mallopt(-3, 64 * 1024)
-except (OSError, AttributeError):
-    pass
-import fasttext
-a = json.loads(sys.argv[1])
-out = a.pop("_out")
-m = fasttext.train_supervised(**a)
-m.save_model(out)
-print(json.dumps({"vocabulary": len(m.words)}))
-"""
-
-
-def _fit(train_path: str, cfg: ClassifierConfig, out_path: str) -> dict:
-    """Train fastText on the file at ``train_path`` (read by fastText itself, streamed)
-    in a child process; the model is written to ``out_path``.  Returns {"vocabulary": n}."""
-    import subprocess
-    import sys
-
-    args = dict(input=train_path, dim=cfg.dim, lr=cfg.lr, wordNgrams=cfg.word_ngrams,
-                minCount=cfg.min_count, epoch=cfg.epoch, bucket=cfg.bucket, thread=cfg.threads,
-                seed=cfg.seed, loss="softmax", minn=0, maxn=0, verbose=0, _out=out_path)
-    for attempt in range(1, NAN_ATTEMPTS + 1):
-        r = subprocess.run([sys.executable, "-c", _FIT_CHILD, json.dumps(args)],
-                           capture_output=True, text=True)
-        if r.returncode == 0 and os.path.exists(out_path):
-            try:
-                return json.loads(r.stdout.strip().splitlines()[-1])
-            except (ValueError, IndexError):
-                return {}
-        if "Encountered NaN" not in r.stderr or attempt == NAN_ATTEMPTS:
-            raise RuntimeError(f"fastText training failed (exit {r.returncode}): {r.stderr.strip()[-2000:]}")
-
-
 def train_model(pos_texts: Sequence[str], neg_texts: Sequence[str], cfg: ClassifierConfig,
                 random_seed: int = 0, save_to: Optional[str] = None, label: str = LABEL_MATH):
     """A fastText supervised model trained on the given texts (loaded in this process);
@@ -216,51 +106,12 @@ def train_model(pos_texts: Sequence[str], neg_texts: Sequence[str], cfg: Classif
             for ln in lines:
                 f.write(ln + "\n")
         out = save_to or os.path.join(work, MODEL_FILE)
-        _fit(path, cfg, out)
+        for_config(cfg).train(path, out, cfg)
         return fasttext.load_model(out)
     finally:
         for name in os.listdir(work):
             os.unlink(os.path.join(work, name))
         os.rmdir(work)
-
-
-# ---------------------------------------------------------------- prediction
-def predict_proba(model, texts: Sequence[Optional[str]], cfg: ClassifierConfig,
-                  prepared: bool = False) -> list[float]:
-    """P(positive) in [0, 1] for each text, in order (the positive label is any but
-    ``__label__other``).  A text with no tokens scores 0."""
-    lines = list(texts) if prepared else [prepare(t, cfg.max_words) for t in texts]
-    out = [0.0] * len(lines)
-    idx = [i for i, ln in enumerate(lines) if ln]
-    if not idx:
-        return out
-    labels, probs = model.predict([lines[i] for i in idx], k=2)
-    for i, labs, ps in zip(idx, labels, probs):
-        p = None
-        for lab, pr in zip(labs, ps):
-            if lab != LABEL_OTHER:
-                p = float(pr)
-                break
-            p = 1.0 - float(pr)
-        out[i] = min(1.0, max(0.0, p if p is not None else 0.0))
-    return out
-
-
-_MODEL_CACHE: dict = {}
-
-
-def load_model(path: str):
-    """The fastText model at local ``path``, loaded once per process (the most
-    recent model only: older ones are released when another path is loaded)."""
-    key = os.path.abspath(path)
-    m = _MODEL_CACHE.get(key)
-    if m is None:
-        import fasttext
-
-        _MODEL_CACHE.clear()
-        m = fasttext.load_model(key)
-        _MODEL_CACHE[key] = m
-    return m
 
 
 # ---------------------------------------------------------------- evaluation
@@ -391,9 +242,10 @@ def train_and_evaluate(pos_texts: Sequence[str], neg_texts: Sequence[str], cfg: 
             for ln in lines:
                 f.write(ln + "\n")
         with open(heldout_file, "w", encoding="utf-8") as f:
+            clf = for_config(cfg)
             for lab, texts in ((label, pos_ho), (LABEL_OTHER, neg_ho)):
                 for t in texts:
-                    f.write(lab + " " + prepare(t, cfg.max_words) + "\n")
+                    f.write(lab + " " + clf.prepare(t, cfg) + "\n")
         counts = {"train_positives": len(pos_tr), "train_negatives": len(neg_tr),
                   "holdout_positives": len(pos_ho), "holdout_negatives": len(neg_ho)}
         return train_from_files(train_file, heldout_file, cfg, random_seed, model_dir, spark, counts)

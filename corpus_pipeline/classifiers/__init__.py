@@ -1,13 +1,16 @@
 """The classifier interface and its registry (pure: no Spark).
 
 The loop never calls a model library directly: it asks :func:`get` for the
-implementation named by ``classifier.kind`` and uses four operations.
+implementation named by ``classifier.kind`` and uses these operations.
 
+* ``prepare(text, cfg) -> str`` and ``document_lines(text, cfg) -> list[str]``:
+  the plugin's own text preparation (a text as the model reads it; a training
+  document's lines), run by the executors that write the training table;
 * ``train(train_file, model_file, cfg) -> dict``: train on a local text file of
-  training lines (``__label__<positive> <prepared text>`` or ``__label__other ...``, one
-  document chunk a line, in the order they are to be read; see
-  :func:`corpus_pipeline.classify.document_lines`) and write the model to the
-  local path ``model_file``.  Returns facts for ``metrics.json`` (``vocabulary``).
+  training lines (``__label__<positive> <line>`` or ``__label__other <line>``, in
+  the order they are to be read, written from that table) and write the model to
+  the local path ``model_file``.  Returns facts for ``metrics.json`` (``vocabulary``).
+  The model file is the artifact shipped to the executors.
 * ``load(model_file)``: the model at a local path, cached once per process.
 * ``predict(model, texts, cfg, prepared=False) -> list[float]``: P(positive) in
   [0, 1] per text, in order; ``prepared=True`` when the texts are already
@@ -49,6 +52,15 @@ class Classifier:
 
     kind = ""
     model_file = MODEL_FILE
+
+    def prepare(self, text: Optional[str], cfg) -> str:
+        """A text as the model reads it (one line); the default keeps its first ``cfg.max_words`` words."""
+        return " ".join((text or "").split()[:cfg.max_words])
+
+    def document_lines(self, text: Optional[str], cfg) -> list[str]:
+        """A training document's lines, without label (default: its one prepared line)."""
+        line = self.prepare(text, cfg)
+        return [line] if line else []
 
     def train(self, train_file: str, model_file: str, cfg) -> dict:
         raise NotImplementedError

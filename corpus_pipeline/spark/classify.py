@@ -162,13 +162,20 @@ def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: 
 
 def _lines_partition(cfg: ClassifierConfig):
     """mapPartitions: (label, uid, text, holdout) -> (label, lid, copy, holdout, line) rows:
-    a held-out document is one prepared line, a training document its chunk lines."""
+    a held-out document is one line prepared by the classifier plugin, a training document its
+    ``document_lines``."""
+    from ..classifiers import for_config
+    from .plugins import ship as ship_plugins
+
+    clf = for_config(cfg)       # resolved here: a plugin's class travels with the task (spark.plugins)
+    ship_plugins()
+
     def run(rows):
         for label, uid, text, holdout in rows:
             if holdout:
-                yield label, uid, 0, True, C.prepare(text, cfg.max_words)
+                yield label, uid, 0, True, clf.prepare(text, cfg)
             else:
-                for j, piece in enumerate(C.document_lines(text, cfg)):
+                for j, piece in enumerate(clf.document_lines(text, cfg)):
                     yield label, f"{uid}\x1f{j}", 0, False, piece
     return run
 
@@ -185,7 +192,7 @@ def write_training_files(spark, pos_df, neg_df, cfg: ClassifierConfig, random_se
 
     A document is held out when a hash of (seed, label, text) falls under
     ``cfg.holdout_fraction`` (duplicates stay together).  Training documents become
-    chunk lines (:func:`corpus_pipeline.classify.document_lines`); with
+    chunk lines (the classifier plugin's ``document_lines``); with
     ``cfg.balance_classes`` the smaller class's lines are repeated (whole copies, then
     the hash-smallest rest) to match the larger; lines are sorted by a hash of
     (seed, copy, line id), so the file is the same for the same documents however they
