@@ -189,10 +189,15 @@ def counts(folder: Path) -> dict:
     return _untimed(json.loads((folder / MARKER).read_text()).get("counts") or {})
 
 
-def compare(a: Path, b: Path) -> list[dict]:
+def compare(a: Path, b: Path, added: tuple = ()) -> list[dict]:
+    """One row per stage folder committed in either run; ``added``: stages B adds (committed in B
+    only, listed as added, not as a difference)."""
     sa, sb = stage_folders(a), stage_folders(b)
     rows = []
     for name in sorted(set(sa) | set(sb)):
+        if name in sb and name not in sa and name in added:
+            rows.append({"stage": name, "ok": True, "added": True, "why": "added by B (--added)"})
+            continue
         if name not in sa or name not in sb:
             rows.append({"stage": name, "ok": False, "why": f"committed only in {'A' if name in sa else 'B'}"})
             continue
@@ -222,6 +227,8 @@ def main(argv=None) -> int:
     ap.add_argument("--work", help="working folder (default: a temporary one)")
     ap.add_argument("--keep", action="store_true", help="keep the working folder")
     ap.add_argument("--set", action="append", default=[], metavar="K=V", help="a setting for both runs")
+    ap.add_argument("--added", action="append", default=[], metavar="STAGE",
+                    help="a stage folder HEAD adds (e.g. prepared): committed in B only, not a difference")
     args = ap.parse_args(argv)
     work = Path(args.work or tempfile.mkdtemp(prefix="compare_commits_")).resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -239,13 +246,15 @@ def main(argv=None) -> int:
                 runs[side] = work / "runs" / kind / side
                 shutil.rmtree(runs[side], ignore_errors=True)
                 run_loop(src, inputs, runs[side], args.set, work / f"{kind}-{side}.log")
-            result = compare(runs["A"], runs["B"])
+            result = compare(runs["A"], runs["B"], tuple(args.added))
             for r in result:
                 rows = r.get("rows")
                 print(f"  {'same' if r['ok'] else 'DIFF'}  {r['stage']:<34} "
                       f"{(str(rows[0]) + ' rows') if rows else '':>12}  {r['why']}")
             bad = [r for r in result if not r["ok"]]
-            print(f"  {kind}: {len(result) - len(bad)} of {len(result)} committed stages the same", flush=True)
+            new = [r for r in result if r.get("added")]
+            print(f"  {kind}: {len(result) - len(bad) - len(new)} of {len(result) - len(new)} committed stages the "
+                  f"same" + (f"; {len(new)} added by B" if new else ""), flush=True)
             failed += len(bad)
     finally:
         if not args.keep and not args.work:

@@ -171,4 +171,4 @@ def run_ingest(spark, inputs: list[str], run: RunFolder, cfg: Config, log: Calla
                            log=log, recipe=recipe)
     if first:
         log(f"recomputing from {first}")
-    return runner.walk(recipe.ingest)[recipe.ingest[-1].name]
+    return runner.walk(recipe.ingest)["pages"]

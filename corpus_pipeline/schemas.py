@@ -41,6 +41,9 @@ DEDUP_REMOVED = DUPLICATES + ", warc_file STRING, warc_offset BIGINT"
 # extension (seed-corpus documents have no page to join to).
 SEED = "seed_id STRING, page_id STRING, source STRING, added_in INT, text STRING"
 
+# RUN/prepared: every page's text as the classifier plugin reads it (its own preparation), once per run
+PREPARED = "page_id STRING, line STRING"
+
 # RUN/iter=NNN/scores
 SCORES = "page_id STRING, score DOUBLE"
 

@@ -48,6 +48,11 @@ def test_same_rows_under_other_names_are_the_same_and_each_kind_of_change_is_fou
     assert not by["iter=001/model"]["ok"]
     assert "files differ: model.bin" in by["iter=001/model"]["why"] and "seen 3 != 4" in by["iter=001/model"]["why"]
     assert by["iter=002/scores"]["why"] == "committed only in B"
+    # a stage B adds on purpose is listed as added; one that A has and B lacks stays a difference
+    b = _run(tmp_path, "d1", pages, extra=True)
+    by = {r["stage"]: r for r in compare(a, b, added=("iter=002/scores",))}
+    assert by["iter=002/scores"]["ok"] and by["iter=002/scores"]["added"]
+    assert not {r["stage"]: r for r in compare(b, a, added=("iter=002/scores",))}["iter=002/scores"]["ok"]
 
 
 def test_measured_durations_are_not_compared():

@@ -23,7 +23,7 @@ from ..seeds import default_seed_path, load_seed_texts, source_digest
 from ..spark import classify as sparkclassify
 from ..spark import domains as sparkdomains
 from ..spark import iteration as sparkiteration
-from .stage import ITERATION, Stage, StopLoop, TableStage
+from .stage import INGEST, ITERATION, Stage, StopLoop, TableStage
 
 SATURATED = "saturated"
 MAX_ITERATIONS = "max_iterations"
@@ -185,16 +185,34 @@ class Model(Stage):
                 f"recall={_f(m.get('recall'))} f1={_f(m.get('f1'))}")
 
 
+class Prepared(TableStage):
+    """The pages never change, so their preparation is done once: each iteration's scoring then
+    only predicts (``bench/bench_score.py`` measures both against bare fastText prediction)."""
+
+    name, path, scope = "prepared", "prepared", INGEST
+    schema = schemas.PREPARED
+    keys = ("classifier.kind", "classifier.max_words")
+    reads = ("pages",)
+    about = ("every page's text as the classifier reads it (its plugin's preparation), once per run: each "
+             "iteration's scoring only predicts")
+
+    def table(self, ctx):
+        return sparkclassify.prepare_pages(ctx.spark, ctx.read("pages"), ctx.cfg.classifier)
+
+    def count(self, ctx, df) -> dict:
+        return {"pages": df.count(), "empty_lines": df.where("line = ''").count()}
+
+
 class Scores(TableStage):
     name, path, scope = "scores", "{iter}/scores", ITERATION
     schema = schemas.SCORES
-    reads = ("pages", "model")
+    reads = ("prepared", "model")
     about = "P(positive) for every page (P(maths) with the maths profile)"
 
     def table(self, ctx):
         ctx.say(f"iteration {ctx.i}: scoring pages")
-        return sparkclassify.score_pages(ctx.spark, ctx.read("pages"), ctx.run.data(ctx.location("model")),
-                                         ctx.cfg.classifier)
+        return sparkclassify.score_pages(ctx.spark, ctx.read("prepared"), ctx.run.data(ctx.location("model")),
+                                         ctx.cfg.classifier, prepared=True)
 
     def count(self, ctx, df) -> dict:
         return {"pages_scored": df.count(), "histogram": sparkiteration.score_histogram(df)}

@@ -21,7 +21,7 @@ from ..spark.io import read_table
 
 from .final import Contamination, Corpus
 from .ingest import Extract, ExactDedup, NearDedup, Pages, PagesDuplicates, PagesSkips, UrlDedup
-from .iteration import Annotations, Collected, Domains, Eval, Model, Prefixes, Scores, Seed, StopRule
+from .iteration import Annotations, Collected, Domains, Eval, Model, Prefixes, Prepared, Scores, Seed, StopRule
 from .stage import Stage
 
 
@@ -35,6 +35,7 @@ def default_recipe() -> "Recipe":
             PagesDuplicates(),      # what the three removed
             PagesSkips(),           # what extraction skipped, and why
             Pages(),                # the pages every iteration reads
+            Prepared(),             # their text as the classifier reads it, once
         ],
         iteration=[
             Seed(),                 # positives

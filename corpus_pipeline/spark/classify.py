@@ -370,8 +370,9 @@ def _ship_model(spark, model_dir: str, via_spark_files: Optional[bool] = None) -
     return "spark_file", name
 
 
-def _score_partition(ship: tuple[str, str], cfg: ClassifierConfig):
-    """mapPartitions function: (page_id, text) rows -> (page_id, score) rows."""
+def _score_partition(ship: tuple[str, str], cfg: ClassifierConfig, prepared: bool = False):
+    """mapPartitions function: (page_id, text) rows -> (page_id, score) rows (``prepared``: the
+    texts are the plugin's prepared lines)."""
     from ..classifiers import for_config
     from .plugins import ship as ship_plugins
 
@@ -392,24 +393,43 @@ def _score_partition(ship: tuple[str, str], cfg: ClassifierConfig):
             ids.append(page_id)
             texts.append(text)
             if len(ids) >= batch:
-                yield from zip(ids, clf.predict(model, texts, cfg))
+                yield from zip(ids, clf.predict(model, texts, cfg, prepared=prepared))
                 ids, texts = [], []
         if ids:
-            yield from zip(ids, clf.predict(model, texts, cfg))
+            yield from zip(ids, clf.predict(model, texts, cfg, prepared=prepared))
 
     return run
 
 
+def prepare_pages(spark, pages_df, cfg: ClassifierConfig):
+    """Every page's text as the classifier plugin reads it: ``schemas.PREPARED`` rows
+    (``page_id, line``), so that scoring only predicts (``score_pages(..., prepared=True)``)."""
+    from ..classifiers import for_config
+    from .plugins import ship as ship_plugins
+
+    clf = for_config(cfg)       # resolved here: a plugin's class travels with the task (spark.plugins)
+    ship_plugins()
+
+    def run(rows):
+        for page_id, text in rows:
+            yield page_id, clf.prepare(text, cfg)
+
+    rdd = pages_df.select("page_id", "text").rdd.mapPartitions(run)
+    return spark.createDataFrame(rdd, struct(schemas.PREPARED), verifySchema=False)
+
+
 def score_pages(spark, pages_df, model_dir: str, cfg: ClassifierConfig, *,
-                via_spark_files: Optional[bool] = None):
+                via_spark_files: Optional[bool] = None, prepared: bool = False):
     """Every page's P(math) with ``model_dir/model.bin``: a DataFrame in ``schemas.SCORES``.
 
     The model reaches the executors as a local path (local master and local model folder)
     or through ``SparkContext.addFile`` (otherwise, or ``via_spark_files=True``); each
     executor Python process loads it once (:func:`corpus_pipeline.classify.load_model`)
-    and scores ``cfg.score_batch_size`` pages per fastText call inside ``mapPartitions``."""
+    and scores ``cfg.score_batch_size`` pages per fastText call inside ``mapPartitions``.
+    ``prepared``: ``pages_df`` holds ``page_id, line`` (:func:`prepare_pages`), predicted as they are."""
     ship = _ship_model(spark, model_dir, via_spark_files)
-    rdd = pages_df.select("page_id", "text").rdd.mapPartitions(_score_partition(ship, cfg))
+    text = "line" if prepared else "text"
+    rdd = pages_df.select("page_id", text).rdd.mapPartitions(_score_partition(ship, cfg, prepared))
     # rows come out in schema order with the right types: no per-row verification pass
     return spark.createDataFrame(rdd, struct(schemas.SCORES), verifySchema=False)
 
