@@ -15,7 +15,6 @@ Files written into ``RUN/iter=NNN/annotations/`` by :func:`write_worksheet`:
     The file to edit.  UTF-8 text, one marked path ``<host><prefix>`` per line,
     for example ``mathoverflow.net/questions/``.  ``#`` starts a comment (to
     the end of the line); blank lines are ignored.  It holds, in this order:
-
     * marks carried forward from earlier iterations, active, tagged
       ``# carried: <who first decided>, since iter <n>``;
     * the proposer's marks, active, tagged ``# proposer: <stats>``;
@@ -61,6 +60,7 @@ from typing import Iterable, Optional
 
 from . import fs as fsmod
 from .config import AnnotateConfig
+from .domains import structural_reason
 from .errors import InputFileError
 
 WORKSHEET = "worksheet.md"
@@ -210,7 +210,6 @@ def judge(row: dict, cfg: AnnotateConfig) -> tuple[bool, str]:
     Every proposal needs ``propose_min_pages`` pages and ``propose_min_collected`` collected, and a
     topical folder or the host's root (not a date, page number, tag, author, archive or id segment:
     ``domains.structural_reason``).  Then one of:
-
     * the whole host (the root ``/``, or a folder with fewer than ``propose_min_rest_pages`` pages
       outside it): its collected pages dominate (a share of ``propose_whole_host_fraction``) and
       its uncollected pages look like the collected ones (:func:`look_alike`) or sit where they do
@@ -223,7 +222,6 @@ def judge(row: dict, cfg: AnnotateConfig) -> tuple[bool, str]:
     * a folder that holds the host's maths: ``propose_min_host_share`` of the host's collected
       pages, a share of ``propose_min_folder_fraction``, its uncollected pages alike.
     """
-    from .domains import structural_reason
 
     f = _fraction(row)
     if row["pages"] < cfg.propose_min_pages:

@@ -28,6 +28,7 @@ import json
 import re
 import secrets
 import socket
+import sys
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -37,7 +38,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from . import annotate as ann
 from . import fs as fsmod
-from .errors import InputFileError
+from .config import AnnotateConfig
+from .errors import InputFileError, UsageError
 
 STATES = ("accept", "reject", "undecided")
 MAX_BODY = 1 << 20
@@ -108,7 +110,6 @@ def build_view(run: str, iteration: int, adir: str, index: dict, file_marks: lis
     the proposer's verdict on it (``why``, with ``cfg``: the annotate settings) and its ``evidence``
     (shares, maths markup and score histograms of its collected and uncollected pages).
     """
-    from .config import AnnotateConfig
 
     cfg = cfg or AnnotateConfig()
     rows = [dict(r, examples=ann._examples(r)) for r in ann.with_host_folders(index.get("rows", []))]
@@ -330,9 +331,7 @@ def serve_until_interrupted(make: Callable[[], "AnnotateServer"], host: str, por
     """Start a server (``make()``), print ``ready(server)`` as ``<command>: <line>`` lines, serve until
     Ctrl-C, stop.  A server that cannot listen is a usage error; beyond loopback a warning says the
     token is required."""
-    import sys
 
-    from .errors import UsageError
 
     try:
         server = make()

@@ -20,12 +20,21 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 import time
 from typing import Iterable, Optional, Sequence
 
+from . import fs as fsmod
+from . import scratch
 from .classifiers import LABEL_MATH, LABEL_OTHER, MODEL_FILE, for_config  # noqa: F401  (used as C.LABEL_MATH ...)
-from .classifiers.fasttext import NAN_ATTEMPTS, load_model, predict_proba, prepare, tokens  # noqa: F401
+from .classifiers.fasttext import (  # noqa: F401
+    NAN_ATTEMPTS,
+    load_model,
+    predict_proba,
+    prepare,
+    tokens,
+)
 from .config import ClassifierConfig
 from .sparkhash import unit_interval
 
@@ -174,9 +183,6 @@ def train_from_files(train_file: str, heldout_file: Optional[str], cfg: Classifi
     the held-out file is scored in batches.  ``counts`` (train/held-out documents per
     class) go into the metrics as they are.
     """
-    from . import fs as fsmod
-    from . import scratch
-    from .classifiers import for_config
 
     clf = for_config(cfg)
     work = scratch.mkdtemp("cp_train_")
@@ -203,8 +209,6 @@ def train_from_files(train_file: str, heldout_file: Optional[str], cfg: Classifi
             fs.mkdirs(model_dir)
             target = fsmod.join(model_dir, clf.model_file)
             if fsmod.is_local(model_dir):
-                import shutil
-
                 # copied in place into the stage's attempt folder (no rename: the commit marker makes it final)
                 shutil.copyfile(local_model, fsmod.local_path(target))
             else:
@@ -225,7 +229,6 @@ def train_and_evaluate(pos_texts: Sequence[str], neg_texts: Sequence[str], cfg: 
     files from Spark (:func:`corpus_pipeline.spark.classify.train_iteration`).  The saved
     model is the one the metrics describe (trained without the held-out texts).
     """
-    from . import scratch
 
     pos = [t for t in pos_texts if t and t.strip()]
     neg = [t for t in neg_texts if t and t.strip()]
@@ -254,8 +257,6 @@ def train_and_evaluate(pos_texts: Sequence[str], neg_texts: Sequence[str], cfg: 
 
 
 def write_metrics(metrics: dict, model_dir: str, spark=None) -> None:
-    from . import fs as fsmod
-
     fsmod.get_fs(model_dir, spark).write_text(
         fsmod.join(model_dir, METRICS_FILE), json.dumps(metrics, indent=1, ensure_ascii=False) + "\n")
 
@@ -263,8 +264,6 @@ def write_metrics(metrics: dict, model_dir: str, spark=None) -> None:
 def model_local_path(model_dir: str, spark=None) -> str:
     """A path on this machine of ``model_dir/model.bin`` (copied into a scratch folder,
     removed at the end of the command, when remote)."""
-    from . import fs as fsmod
-    from . import scratch
 
     uri = fsmod.join(model_dir, MODEL_FILE)
     if fsmod.is_local(uri):

@@ -18,6 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Optional
 
+from .classifiers import kinds as _classifier_kinds
+from .extractors import names as _extractors
+from .plugins import load
+from .profiles import names as _profiles
+
 
 class ConfigError(ValueError):
     """Invalid configuration: the message names the file and/or key."""
@@ -434,7 +439,6 @@ def _check_ranges(cfg: Config) -> None:
     need(cfg.ingest.http_backoff_s >= 0, "ingest.http_backoff_s", "must be >= 0")
     need(cfg.ingest.http_read_timeout_s > 0 and cfg.ingest.http_connect_timeout_s > 0,
          "ingest.http_read_timeout_s", "HTTP timeouts must be > 0")
-    from .extractors import names as _extractors
     need(cfg.ingest.extractor in _extractors(), "ingest.extractor", f"must be one of {', '.join(_extractors())}")
     need(cfg.ingest.fallback_extractor in _extractors() + ("auto", "none"), "ingest.fallback_extractor",
          f"must be one of {', '.join(_extractors() + ('auto', 'none'))}")
@@ -458,8 +462,6 @@ def _check_ranges(cfg: Config) -> None:
     need(cfg.classifier.negatives_per_positive > 0, "classifier.negatives_per_positive", "must be > 0")
     need(cfg.classifier.max_positives >= 1, "classifier.max_positives", "must be >= 1")
     need(cfg.classifier.max_negatives >= 1, "classifier.max_negatives", "must be >= 1")
-    from .classifiers import kinds as _classifier_kinds
-    from .profiles import names as _profiles
 
     need(cfg.profile.name in _profiles(), "profile.name", f"unknown profile (known: {', '.join(_profiles())})")
 
@@ -549,7 +551,6 @@ def load_config(path: Optional[str | Path] = None, overrides: Optional[list[str]
 
 def _load_plugins(cfg: Config) -> None:
     """Import the ``plugins.modules`` (before the registries' names are checked)."""
-    from .plugins import load
 
     try:
         load(cfg.plugins.modules)

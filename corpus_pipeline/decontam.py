@@ -24,7 +24,6 @@ Three parts:
   benchmark text (question/problem, options, solution) with the item each came
   from, plus, per length n in ``[short_min_grams, ngram)``, the hashes of the
   benchmark questions that are exactly n tokens long.  What counts as evidence:
-
   - a gram found in more than ``cfg.max_items`` distinct benchmark questions is
     *common* (a counting sequence, a standard phrase) and never matches;
   - on a page, overlapping matching grams form a matched *span*; a span is
@@ -54,13 +53,14 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Optional
 
 import numpy as np
 
-from .benchmark_formats import BenchmarkItem, get as get_format, identify, read_benchmark_file  # noqa: F401
+from .benchmark_formats import BenchmarkItem, identify, read_benchmark_file  # noqa: F401
+from .benchmark_formats import get as get_format
 from .errors import InputFileError
 from .text import CJK_RANGES, TokenHashCache, blake64
 
@@ -800,7 +800,6 @@ def matched_grams(text: Optional[str], index: GramIndex) -> np.ndarray:
 
 def without_grams(index: GramIndex, common: np.ndarray) -> GramIndex:
     """``index`` without the hashes in ``common`` (grams found on too many pages of the corpus)."""
-    from dataclasses import replace
 
     if len(common) == 0:
         return index

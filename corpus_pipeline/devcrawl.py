@@ -58,7 +58,10 @@ from html import escape
 from typing import Iterator, Optional
 from urllib.parse import urlparse
 
+from .errors import UsageError
 from .pipeline.recipe import stage_path
+from .runfolder import RunFolder
+from .seeds import background_path, default_seed_path, render_markup
 
 # Source documents held out of the starter seed so that the development crawl has maths of the
 # seed's own kind that the first classifier has not seen: one lecture-notes book (English) and
@@ -135,7 +138,6 @@ def page_html(site: str, title: str, body_html: str, maths: bool, lang: str = "e
 
 def render_source(rec: dict) -> str:
     """A source document (``math_docs``/``nonmath_docs`` record) as its site would serve it."""
-    from .seeds import render_markup
 
     fmt = (rec.get("format") or "text").lower()
     site = rec["domain"]
@@ -187,7 +189,6 @@ def _slug(text: str) -> str:
 
 def _web_pages(data_dir: str, seed_sites: set, seed_urls: set) -> Iterator[dict]:
     """Pages from ``text/web_sources/`` (module docstring), in a fixed order."""
-    from .seeds import render_markup
 
     web = os.path.join(data_dir, "text", "web_sources")
     if not os.path.isdir(web):
@@ -263,7 +264,6 @@ def _start(text: str) -> str:
 
 def collect(data_dir: str, trafilatura_every: int = 2, seed_path: Optional[str] = None) -> Iterator[dict]:
     """The crawl's pages, in a fixed order: ``{"url", "html" (bytes), "label", "site", "source"}``."""
-    from .seeds import default_seed_path, render_markup
 
     seed_urls, seed_starts = _seed_keys(seed_path or default_seed_path())
     src = os.path.join(data_dir, "text", "seed_sources")
@@ -284,7 +284,6 @@ def collect(data_dir: str, trafilatura_every: int = 2, seed_path: Optional[str] 
             yield {"url": r["url"], "html": render_source(r).encode("utf-8"), "label": r.get("label", "math"),
                    "site": r["domain"], "source": kind}
     seed_sites = _seed_sites(seed_path or default_seed_path())
-    from .seeds import background_path
     for lang in ("en", "zh"):                   # no page of the shipped background sets either
         bg = background_path(lang)
         seen.update(r.get("url") for r in (_jsonl(bg) if bg else []))
@@ -380,8 +379,6 @@ def build(data_dir: str, out: str, trafilatura_every: int = 2) -> dict:
     for need in (os.path.join("text", "seed_sources", "math_docs.jsonl"),
                  os.path.join("labeled", "pages_labeled.jsonl")):
         if not os.path.exists(os.path.join(data_dir, need)):
-            from .errors import UsageError
-
             raise UsageError(f"--data {data_dir}: {need} not found (expected the test data collection)")
     return write(collect(data_dir, trafilatura_every), out)
 
@@ -400,7 +397,6 @@ def iteration_table(run_uri: str, spark=None) -> list[dict]:
     """Per iteration of a run folder, from its commit markers: collected pages, overlap, true
     precision / recall (with labels), seed size, pages the path step added to the *next*
     iteration's seed and, with labels, their precision."""
-    from .runfolder import RunFolder
 
     run = RunFolder(run_uri, spark)
     out = []
@@ -444,7 +440,6 @@ def main(argv=None) -> int:
     ap.add_argument("--trafilatura-every", type=int, default=2, metavar="N",
                     help="keep every N-th ordinary non-maths trafilatura benchmark page (default 2)")
     a = ap.parse_args(argv)
-    from .errors import UsageError
 
     try:
         m = build(a.data, a.out, a.trafilatura_every)

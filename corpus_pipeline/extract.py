@@ -1,7 +1,6 @@
 """HTML -> title and main text, keeping maths (pure).
 
 INTERFACE (stable; the ingest stage calls exactly this):
-
     extract_html(html: str, url: str, *, timeout_s: float = 5.0, favor: str = "default")
         -> Extracted | Skip
 
@@ -39,6 +38,17 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+
+from . import extractors
+from .lang import detect_lang
+from .mathhtml import (
+    bbcode_to_delimiters,
+    detect_text_delimiters,
+    engine_loaded,
+    rewrite_math,
+    strip_marks,
+)
+from .warc import decode_html
 
 MAX_HTML_CHARS = 20_000_000
 FAVORS = ("default", "recall", "precision", "fast")   # fast: trafilatura without its fallback algorithms
@@ -188,7 +198,6 @@ def finish_text(text, title: str, kinds: set, engines=lambda: set()):
     (``tex_delimiters`` plus the engines the page loads, ``engines()`` is only
     called when needed), forum BBCode maths, inserted-maths marks removed.
     An :class:`Extracted` (``lang`` still empty) or ``Skip("extract_empty")``."""
-    from .mathhtml import bbcode_to_delimiters, detect_text_delimiters, strip_marks
 
     if not text or not text.strip():
         return Skip("extract_empty")
@@ -213,7 +222,6 @@ def _extract(html: str, url: str, favor: str):
     """The trafilatura extractor: lxml tree, maths rewritten in it, trafilatura on the tree."""
     from trafilatura.utils import load_html
 
-    from .mathhtml import engine_loaded, rewrite_math
 
     tree = load_html(html)
     if tree is None:
@@ -233,15 +241,11 @@ def extract_html(html, url: str, *, timeout_s: float = 5.0, favor: str = "defaul
     :func:`corpus_pipeline.extractors.names`; the time limit, size checks and the
     language apply to every extractor alike.
     """
-    from . import extractors
-    from .lang import detect_lang
 
     if favor not in FAVORS:
         raise ValueError(f"favor must be one of {FAVORS}, not {favor!r}")
     impl = extractors.get(extractor)   # ValueError naming the known extractors
     if isinstance(html, (bytes, bytearray)):
-        from .warc import decode_html
-
         html = decode_html(bytes(html), f"text/html; charset={charset}" if charset else None)[0]
         if html is None:
             return Skip("decode_failed")

@@ -18,6 +18,7 @@ from .config import Config
 from .counters import Counts
 from .dedup.exact import text_hash
 from .dedup.url import host_and_path, normalize_url, page_id
+from .extract import extract_html
 from .lang import detect_lang
 from .text import count_tokens
 
@@ -82,7 +83,6 @@ def process_source(ref: str, cfg: Config, counts: Counts) -> Iterator[dict]:
     that one has the text (counted ``bulk_fallback``), else it keeps the bulk
     extractor's reason.
     """
-    from .extract import extract_html
 
     ic = cfg.ingest
     fallback = ic.fallback()

@@ -30,9 +30,14 @@ the simulation covered in 97.5% there.
 from __future__ import annotations
 
 import hashlib
+import heapq
+import json
 import math
 from dataclasses import dataclass
 from typing import Iterable, Optional
+
+from . import fs as fsmod
+from .errors import InputFileError
 
 Z = 1.959963984540054                      # 95% two-sided
 BANDS = (0.0, 0.1, 0.3, 0.5, 0.7, 0.9)     # lower edges of the score bands (the last band is 0.9-1.0)
@@ -137,7 +142,6 @@ def group(frame: Iterable[tuple]) -> dict:
 
 def draw_strata(by: dict, seed: int, sizes: dict) -> dict:
     """:func:`draw` on a frame already :func:`group`-ed (repeated samples of one frame group it once)."""
-    import heapq
 
     return {h: [p for _, p in heapq.nsmallest(sizes.get(h, 0), ((sample_key(seed, p), p) for p in pids))]
             for h, pids in by.items()}
@@ -397,16 +401,12 @@ def check_judgement(obj, where: str) -> dict:
 
 
 def judgements_path(run) -> str:
-    from . import fs as fsmod
-
     return fsmod.join(run.path(JUDGEMENTS), JUDGEMENTS_FILE)
 
 
 def read_judgements(run) -> list[dict]:
     """Every judgement of the run folder (an unreadable line raises InputFileError)."""
-    import json
 
-    from .errors import InputFileError
 
     path = judgements_path(run)
     if not run.fs.exists(path):
@@ -435,7 +435,6 @@ def merge(old: list[dict], new: list[dict]) -> list[dict]:
 
 def write_judgements(run, rows: list[dict]) -> str:
     """One plain write of the whole file (no rename: the same on every filesystem)."""
-    import json
 
     path = judgements_path(run)
     run.fs.mkdirs(run.path(JUDGEMENTS))
@@ -445,9 +444,7 @@ def write_judgements(run, rows: list[dict]) -> str:
 
 def read_sample(run, iteration: int) -> Optional[tuple[dict, list[dict]]]:
     """(the sample stage's counts, its rows in stratum and rank order), or None when not drawn."""
-    import json
 
-    from . import fs as fsmod
 
     path = run.iteration(iteration, SAMPLE_STAGE)
     m = run.marker(path)

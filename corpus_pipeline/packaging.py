@@ -11,7 +11,6 @@ Outputs (in ``--out``, default ``dist/``):
 * ``--pack-env``: ``environment.tar.gz`` - a fresh virtual environment with the
   project and all of its Python dependencies (fastText, trafilatura, datasketch,
   warcio, boto3, pyarrow ...), for executors that lack them::
-
       spark-submit --archives dist/environment.tar.gz#environment \\
           --conf spark.pyspark.python=./environment/bin/python ...
 
@@ -28,6 +27,7 @@ Outputs (in ``--out``, default ``dist/``):
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -36,7 +36,9 @@ import sys
 import tarfile
 import tempfile
 import time
+import tomllib
 import zipfile
+from importlib.metadata import requires
 from pathlib import Path
 from typing import Iterable, Optional
 
@@ -155,12 +157,8 @@ def _requirements(with_pyspark: bool) -> list[str]:
     reqs: list[str] = []
     root = project_root()
     if root is not None:
-        import tomllib
-
         reqs = list(tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"])
     else:
-        from importlib.metadata import requires
-
         reqs = [r for r in (requires("corpus_pipeline") or []) if "extra ==" not in r]
     if not with_pyspark:
         reqs = [r for r in reqs if not r.replace("_", "-").lower().startswith("pyspark")]
@@ -237,8 +235,6 @@ def pack_env(out_dir: str, with_pyspark: bool = False, wheel: Optional[str] = No
 
 
 def _has_module(name: str) -> bool:
-    import importlib.util
-
     return importlib.util.find_spec(name) is not None
 
 

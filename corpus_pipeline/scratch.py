@@ -15,6 +15,8 @@ import shutil
 import tempfile
 from typing import Iterator
 
+from . import fs as fsmod
+
 _REGISTERED: list[str] = []
 
 
@@ -32,8 +34,6 @@ def register(path: str) -> str:
 
 
 def remove(path: str) -> None:
-    from . import fs as fsmod
-
     try:
         if fsmod.is_local(path):
             p = fsmod.local_path(path)

@@ -19,6 +19,8 @@ file (and the line for JSONL).
 """
 from __future__ import annotations
 
+import glob as globmod
+import hashlib
 import html as htmlmod
 import os
 import re
@@ -26,8 +28,11 @@ import sys
 from pathlib import Path
 from typing import Callable, Optional
 
+from . import fs as fsmod
 from .errors import InputFileError
 from .jsonl import iter_jsonl  # noqa: F401 (re-exported: commands/score.py)
+from .lang import detect_lang
+from .packaging import project_file
 
 SEED_FILE = "starter_seed.jsonl.gz"
 _ENV = "CORPUS_PIPELINE_SEEDS"
@@ -64,7 +69,6 @@ def default_seed_path(name: str = SEED_FILE) -> str:
         if f.is_file():
             return str(f)
     try:   # imported from spark-submit's --py-files zip: the seed is a member of the zip
-        from .packaging import project_file
 
         return project_file("seeds/" + name)
     except (ImportError, FileNotFoundError, OSError):
@@ -90,7 +94,6 @@ def load_seed_texts(path: Optional[str] = None) -> list[str]:
 def load_seed_records(path: Optional[str] = None) -> list[dict]:
     """The records of a small seed file (``None``: the starter seed) with ``text``, ``lang`` (detected
     when absent), ``url`` and ``site`` (the source repository, else the domain, else '')."""
-    from .lang import detect_lang
 
     p = default_seed_path() if path is None else path
     out = []
@@ -117,8 +120,6 @@ def background_path(lang: str) -> Optional[str]:
         if f.is_file():
             return str(f)
     try:
-        from .packaging import project_file
-
         return project_file(f"seeds/{BACKGROUND_DIR}/{name}")
     except (ImportError, FileNotFoundError, OSError):
         return None
@@ -154,9 +155,7 @@ def _data_file(name: str) -> bool:
 def local_source_files(source: str) -> list[str]:
     """The data files of a local seed source: a file, a folder (its files, recursively,
     hidden and ``_`` files left out) or a glob.  Raises InputFileError when nothing is there."""
-    import glob as globmod
 
-    from . import fs as fsmod
 
     p = fsmod.local_path(source)
     if is_glob(p):
@@ -202,7 +201,6 @@ def source_format(source: str, files: list[str]) -> str:
 def check_seed_source(source: str) -> None:
     """Cheap checks before any work (local sources only): it exists and its files are
     JSONL or Parquet.  Content is checked when Spark reads it."""
-    from . import fs as fsmod
 
     if fsmod.is_local(source):
         source_format(source, local_source_files(source))
@@ -216,9 +214,7 @@ def source_digest(source: Optional[str], list_remote: Optional[Callable] = None)
     file's (path, size, modification time) as ``list_remote(source)`` lists them -- reading a
     terabyte seed on an object store to hash it would cost more than the run's first
     stage, and a rewritten file changes its size or time.  Unlistable: the source name."""
-    import hashlib
 
-    from . import fs as fsmod
 
     if not source:
         return None
@@ -443,7 +439,8 @@ _PRETEXT_MATH = {"m": False, "me": True, "men": True, "md": True, "mdn": True}
 
 
 def _render_xml(t: str, cnxml: bool) -> str:
-    from lxml import etree, html as lhtml
+    from lxml import etree
+    from lxml import html as lhtml
 
     blocks = {"para", "p", "title", "item", "li", "div", "section", "h1", "h2", "h3", "h4", "tr",
               "caption", "problem", "solution", "statement", "note", "equation", "example", "exercise",

@@ -32,8 +32,11 @@ from __future__ import annotations
 import codecs
 import gzip
 import io
+import io as _io
 import re
 import sys
+import time
+import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import BinaryIO, Callable, Iterator, Optional
@@ -290,8 +293,6 @@ def _inspect(record, cfg, source: str, offset: Optional[int]):
 
 
 def _is_data_error(e: BaseException) -> bool:
-    import zlib
-
     return isinstance(e, (zlib.error, EOFError, ValueError, AssertionError, UnicodeError, OSError)) \
         and not isinstance(e, (ConnectionError, TimeoutError))
 
@@ -423,7 +424,6 @@ def read_file(
     opened or keeps failing counts ``file_failed`` (after keeping every page
     yielded before the failure) and iteration ends without raising.
     """
-    import time
 
     sleep = sleep or time.sleep
     state = ReadState(reader=reader or getattr(cfg, "warc_reader", "warcio"))
@@ -538,7 +538,6 @@ class _Told(_Counting):
 
 def _one_member(data: Optional[bytes], exact: bool) -> bool:
     """``data`` is one whole gzip member (``exact``: and nothing after it)."""
-    import zlib
 
     if data is None:
         return False
@@ -586,7 +585,6 @@ def _whole_file_gzip(head: bytes) -> bool:
     """A gzip stream whose first member does not end within ``head``, or is all of a short
     file (a whole-file gzip, a first record larger than the peek, or a one-member file:
     warcio's business either way)."""
-    import zlib
 
     if head[:2] != b"\x1f\x8b":
         return False
@@ -601,7 +599,6 @@ def _whole_file_gzip(head: bytes) -> bool:
 def _decoded_body(record, http, limit: int) -> tuple[bytes, int]:
     """(at most ``limit`` payload bytes, raw bytes read) with warcio's content_stream() decoding:
     chunked transfer encoding, then a content encoding warcio supports (gzip, deflate, br)."""
-    import io as _io
 
     from warcio.bufferedreaders import BufferedReader, ChunkedDataReader
 

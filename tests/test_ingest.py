@@ -7,6 +7,7 @@ import random
 from collections import Counter
 
 import pytest
+from test_extract import huge_page
 
 from corpus_pipeline import schemas
 from corpus_pipeline.config import Config as _Config
@@ -17,7 +18,6 @@ from corpus_pipeline.errors import NoInputError, UsageError
 from corpus_pipeline.ingest import LANG_PREFIX, is_stat, process_source, split_totals
 from corpus_pipeline.lang import detect_lang
 from corpus_pipeline.text import count_tokens
-from test_extract import huge_page
 
 # Every test runs with each extractor (ingest.extractor), each paired with one WARC reader
 # (ingest.warc_reader): resiliparse + fastwarc (the defaults) and trafilatura + warcio.
@@ -123,7 +123,7 @@ def test_short_text_and_extractor_skips_are_counted(tmp_path, monkeypatch):
     def fake(html, url, **kw):
         return ex.Skip("extract_timeout") if url.endswith("skip-me") else real(html, url, **kw)
 
-    monkeypatch.setattr(ex, "extract_html", fake)
+    monkeypatch.setattr("corpus_pipeline.ingest.extract_html", fake)   # where process_source looks it up
     counts = Counts()
     rows = list(process_source(ref, Config(), counts))
     assert [r["url"] for r in rows] == ["http://x.example/long"]
@@ -200,8 +200,8 @@ def synthetic_warcs(tmp_path_factory):
 def test_run_ingest_on_real_and_synthetic_warcs(spark, shared_data, synthetic_warcs, tmp_path):
     from pyspark.sql import functions as F
 
-    from corpus_pipeline.runfolder import RunFolder
     from corpus_pipeline.loop import run_ingest
+    from corpus_pipeline.runfolder import RunFolder
     from corpus_pipeline.spark.io import read_table
 
     broken = shared_data / "warc/warcio_testdata"
@@ -267,8 +267,8 @@ def test_run_ingest_on_real_and_synthetic_warcs(spark, shared_data, synthetic_wa
 
 @pytest.mark.spark
 def test_run_ingest_exit_semantics(spark, tmp_path):
-    from corpus_pipeline.runfolder import RunFolder
     from corpus_pipeline.loop import run_ingest
+    from corpus_pipeline.runfolder import RunFolder
 
     junk = tmp_path / "junk.warc.gz"
     junk.write_bytes(bytes(random.Random(0).randrange(256) for _ in range(5000)))
@@ -299,8 +299,8 @@ def minicrawl(tmp_path_factory):
 def test_minicrawl_phenomena_land_as_expected(spark, minicrawl, tmp_path):
     from corpus_pipeline import warc as warcmod
     from corpus_pipeline.config import IngestConfig
-    from corpus_pipeline.runfolder import RunFolder
     from corpus_pipeline.loop import run_ingest
+    from corpus_pipeline.runfolder import RunFolder
     from corpus_pipeline.spark.io import read_table
 
     out, manifest, labels = minicrawl

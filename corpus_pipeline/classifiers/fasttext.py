@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 import unicodedata
 from typing import Optional, Sequence
 
@@ -119,8 +121,6 @@ print(json.dumps({"vocabulary": len(m.words)}))
 def fit(train_path: str, cfg, out_path: str) -> dict:
     """Train fastText on the file at ``train_path`` (read by fastText itself, streamed)
     in a child process; the model is written to ``out_path``.  Returns {"vocabulary": n}."""
-    import subprocess
-    import sys
 
     args = dict(input=train_path, dim=cfg.dim, lr=cfg.lr, wordNgrams=cfg.word_ngrams,
                 minCount=cfg.min_count, epoch=cfg.epoch, bucket=cfg.bucket, thread=cfg.threads,

@@ -16,7 +16,13 @@ from __future__ import annotations
 
 import sys
 
+from .. import annotate as ann
+from .. import annotate_web as web
+from .. import fs as fsmod
+from ..annotate import MARKED
+from ..errors import InputFileError, UsageError
 from ..pipeline.recipe import read_output, stage_path
+from ..runfolder import RunFolder, open_existing
 
 
 def add_arguments(p) -> None:
@@ -43,15 +49,11 @@ def plan(args, cfg) -> list[str]:
 
 
 def _marked() -> str:
-    from ..annotate import MARKED
-
     return MARKED
 
 
 def latest_annotations(run, iteration=None):
     """(iteration, annotations folder) of the latest iteration holding a worksheet, or None."""
-    from .. import annotate as ann
-    from .. import fs as fsmod
 
     its = [iteration] if iteration is not None else sorted(run.iterations(), reverse=True)
     for i in its:
@@ -62,11 +64,6 @@ def latest_annotations(run, iteration=None):
 
 
 def run(args, cfg) -> int:
-    from .. import annotate as ann
-    from .. import fs as fsmod
-    from ..errors import InputFileError
-    from ..runfolder import open_existing
-
     if args.serve:
         return serve(args, cfg)
     spark = None
@@ -133,11 +130,6 @@ def run(args, cfg) -> int:
 
 def serve(args, cfg) -> int:
     """``annotate RUN --serve``: compute the page's data once, then serve it from memory."""
-    from .. import annotate as ann
-    from .. import annotate_web as web
-    from .. import fs as fsmod
-    from ..errors import InputFileError, UsageError
-    from ..runfolder import RunFolder, open_existing
     from ..spark.annotate_view import prefix_view
     from ..spark.session import get_spark
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sys
 
+from ..decontam import scan_dir, use_file
+
 
 def add_arguments(p) -> None:
     p.add_argument("--input", required=True, metavar="FILE", help="JSONL or Parquet file with a text column")
@@ -19,8 +21,6 @@ def add_arguments(p) -> None:
 
 
 def plan(args, cfg) -> list[str]:
-    from ..decontam import scan_dir, use_file
-
     lines = [f"read {args.input}"]
     try:
         known, unknown = scan_dir(args.benchmarks)
@@ -44,7 +44,6 @@ def plan(args, cfg) -> list[str]:
 
 
 def run(args, cfg) -> int:
-    from ..decontam import scan_dir
     from ..spark.decontam import decontaminate_file
     from ..spark.session import get_spark
 

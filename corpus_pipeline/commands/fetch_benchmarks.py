@@ -15,20 +15,19 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
+from ..benchmark_formats import downloads
+from ..decontam import identify, read_benchmark_file
+from ..errors import UsageError
 
 
 def sources() -> list[tuple[str, str, str]]:
     """(benchmark group, URL, destination relative to the output folder), in download order: every
     registered benchmark format's downloads (:mod:`corpus_pipeline.benchmark_formats`)."""
-    from ..benchmark_formats import downloads
 
     return downloads()
 
 
 def _selected(only: list[str]) -> list[tuple[str, str, str]]:
-    from ..decontam import identify
-    from ..errors import UsageError
-
     srcs = sources()
     if not only:
         return srcs
@@ -52,8 +51,6 @@ def plan(args, cfg) -> list[str]:
 
 
 def _download(url: str, dest: Path, timeout: float) -> int:
-    from ..decontam import identify, read_benchmark_file
-
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
     try:

@@ -3,6 +3,10 @@ from __future__ import annotations
 
 import sys
 
+from ..errors import NoInputError
+from ..runfolder import RunFolder
+from ..sources import check_shared, kind, resolve
+
 
 def add_arguments(p) -> None:
     p.add_argument("--input", dest="inputs", nargs="+", action="extend", required=True, metavar="SRC",
@@ -16,7 +20,6 @@ def add_arguments(p) -> None:
 def plan(args, cfg) -> list[str]:
     from ..pipeline.ingest import Dedup
     from ..pipeline.recipe import default_recipe
-    from ..sources import kind, resolve
 
     refs = resolve(args.inputs, cfg.ingest, list_hadoop=False)
     lines = [f"resolve {len(args.inputs)} input(s) -> {len(refs)} WARC file(s)"]
@@ -38,11 +41,8 @@ def plan(args, cfg) -> list[str]:
 
 
 def run(args, cfg) -> int:
-    from ..errors import NoInputError
-    from ..runfolder import RunFolder
     from ..loop import run_ingest
     from ..pipeline.ingest import summarize
-    from ..sources import check_shared
     from ..spark.session import configured_master, get_spark
 
     check_shared(args.inputs, configured_master(cfg.spark), cfg.ingest)   # before any JVM or write

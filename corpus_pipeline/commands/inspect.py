@@ -11,7 +11,10 @@ from __future__ import annotations
 import json
 import sys
 
+from .. import fs as fsmod
+from ..errors import UsageError
 from ..pipeline.recipe import stage_path
+from ..runfolder import open_existing
 
 SECTIONS = ("collected", "pages", "duplicates", "contamination")
 
@@ -32,10 +35,6 @@ def plan(args, cfg) -> list[str]:
 
 
 def run(args, cfg) -> int:
-    from .. import fs as fsmod
-    from ..errors import UsageError
-    from ..runfolder import open_existing
-
     if args.prefix and not args.host:
         raise UsageError("--prefix needs --host")
     if args.prefix and not args.prefix.startswith("/"):

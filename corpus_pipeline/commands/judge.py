@@ -12,9 +12,17 @@ another person's judgements, ``--export F.jsonl`` writes them all out.
 from __future__ import annotations
 
 import getpass
+import json
 import sys
 
+from .. import fs as fsmod
+from .. import judge_web as web
+from .. import judging as jg
+from ..annotate_web import serve_until_interrupted
+from ..errors import InputFileError, UsageError
+from ..jsonl import iter_jsonl
 from ..pipeline.recipe import stage_path
+from ..runfolder import open_existing
 
 
 def add_arguments(p) -> None:
@@ -62,10 +70,7 @@ def _iteration(run, wanted):
 def ensure_sample(spark, run, i: int, seed: int, margin: float, uncollected, log=print) -> dict:
     """The iteration's sample stage: reused when drawn with the same seed and sizes, else drawn anew
     (a new attempt; the old one stays valid until the new marker replaces it)."""
-    import json
 
-    from .. import fs as fsmod
-    from .. import judging as jg
     from ..spark import judge_sample as js
 
     path = run.iteration(i, jg.SAMPLE_STAGE)
@@ -102,12 +107,7 @@ def ensure_sample(spark, run, i: int, seed: int, margin: float, uncollected, log
 
 
 def run(args, cfg) -> int:
-    from .. import fs as fsmod
-    from .. import judging as jg
-    from ..errors import InputFileError, UsageError
-    from ..jsonl import iter_jsonl
     from ..report import write_report
-    from ..runfolder import open_existing
     from ..spark.session import get_spark
 
     if not 0 < args.margin < 0.5:
@@ -140,8 +140,6 @@ def run(args, cfg) -> int:
               f"({len(new) - (len(merged) - len(judgements))} already there)")
         judgements = merged
     if args.export_file:
-        import json
-
         with open(args.export_file, "w", encoding="utf-8") as f:
             for j in judgements:
                 f.write(json.dumps(j, ensure_ascii=False, sort_keys=True) + "\n")
@@ -175,9 +173,6 @@ def _print_state(i: int, est: dict) -> None:
 
 
 def serve(args, run_folder, i: int, spark) -> None:
-    from .. import judge_web as web
-    from ..annotate_web import serve_until_interrupted
-
     judge = args.judge or getpass.getuser() or "judge"
     view = web.build_view(run_folder, i, judge)
     serve_until_interrupted(

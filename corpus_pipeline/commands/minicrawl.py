@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 
 from ..errors import UsageError
+from ..minicrawl import generate
 
 
 def add_arguments(p) -> None:
@@ -56,7 +57,6 @@ def _domains(args) -> list[str]:
 
 def run(args, cfg) -> int:
     _check(args)
-    from ..minicrawl import generate
 
     t0 = time.perf_counter()
     m = generate(args.out, pages=args.pages, seed=args.random_seed, label_domains=_domains(args),

@@ -1,6 +1,9 @@
 """`corpus-pipeline report RUN`: (re)write RUN/report from the run folder."""
 from __future__ import annotations
 
+from .. import fs as fsmod
+from ..runfolder import RunFolder, open_existing
+
 
 def add_arguments(p) -> None:
     p.add_argument("run", metavar="RUN", help="run folder")
@@ -11,9 +14,7 @@ def plan(args, cfg) -> list[str]:
 
 
 def run(args, cfg) -> int:
-    from .. import fs as fsmod
     from ..report import write_report
-    from ..runfolder import RunFolder, open_existing
 
     spark = None
     if not fsmod.is_local(args.run):

@@ -1,6 +1,13 @@
 """`corpus-pipeline run`: ingest once, iterate until saturation, decontaminate, report."""
 from __future__ import annotations
 
+from .. import scratch
+from ..labels import load_labels
+from ..pipeline.stage import Stage
+from ..runfolder import RunFolder
+from ..seeds import check_seed_source
+from ..sources import check_shared
+
 
 def add_arguments(p) -> None:
     p.add_argument("--input", nargs="+", required=True, metavar="SRC",
@@ -27,7 +34,6 @@ def _inputs(args):
 def plan(args, cfg) -> list[str]:
     """The recipe as this command would run it: every stage, in order, from the recipe list."""
     from ..pipeline.recipe import default_recipe
-    from ..pipeline.stage import Stage
 
     recipe = default_recipe()
     mode = args.annotate or cfg.annotate.mode
@@ -55,21 +61,13 @@ def plan(args, cfg) -> list[str]:
 def run(args, cfg) -> int:
     from ..loop import AWAITING, Loop
     from ..report import write_report
-    from ..runfolder import RunFolder
     from ..spark.session import get_spark
 
     if args.labels:
-        from ..labels import load_labels
-
         load_labels(args.labels)           # a bad labels file fails before any work
     if args.seed_corpus:
-        from ..seeds import check_seed_source
-
         check_seed_source(args.seed_corpus)    # exists, JSONL or Parquet; Spark checks the content
-    from .. import scratch
     from ..spark.progress import progress
-
-    from ..sources import check_shared
     from ..spark.session import configured_master
 
     check_shared(args.input, configured_master(cfg.spark), cfg.ingest)   # local inputs on a cluster: exit 2

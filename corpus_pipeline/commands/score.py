@@ -14,7 +14,12 @@ import json
 import os
 import time
 
+from .. import classify as C
+from .. import fs as fsmod
+from .. import scratch
+from ..classifiers import for_config
 from ..errors import InputFileError, UsageError
+from ..seeds import file_format, iter_jsonl, read_parquet_table, read_records
 
 
 def add_arguments(p) -> None:
@@ -39,9 +44,6 @@ def plan(args, cfg) -> list[str]:
 
 
 def _model_path(model: str, cfg) -> str:
-    from .. import classify as C
-    from .. import fs as fsmod
-
     if fsmod.is_local(model):
         p = fsmod.local_path(model)
         if os.path.isfile(p):
@@ -66,8 +68,6 @@ def _json_line(rec: dict) -> str:
 
 def score_file(model_path: str, inp: str, out: str, cfg) -> int:
     """Score ``inp`` into ``out`` (written beside it, then renamed); returns the row count."""
-    from ..classifiers import for_config
-    from ..seeds import file_format, iter_jsonl, read_records
 
 
     c = cfg.classifier
@@ -129,7 +129,6 @@ def _parquet_to_parquet(model, inp: str, tmp: str, c, clf) -> int:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from ..seeds import read_parquet_table
 
     table = read_parquet_table(inp)      # also reads a folder of Parquet files (a Spark output)
     if "text" not in table.schema.names:
@@ -153,7 +152,6 @@ def run(args, cfg) -> int:
     _out_format(args.out)
     if os.path.abspath(args.out) == os.path.abspath(args.input):
         raise UsageError("--out must differ from --input")
-    from .. import scratch
 
     t0 = time.perf_counter()
     with scratch.scope():                  # a remote model's local copy is removed afterwards

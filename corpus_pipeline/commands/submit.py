@@ -3,7 +3,6 @@
 Packages the project (``dist/corpus_pipeline.zip`` + ``dist/cli.py``, reused
 while up to date) and runs ``corpus-pipeline COMMAND ARGS...`` as a
 ``spark-submit`` application on the cluster::
-
     spark-submit --master URL --deploy-mode client --name "corpus_pipeline COMMAND" \\
         --py-files dist/corpus_pipeline.zip [--archives ...] --conf k=v ... \\
         dist/cli.py COMMAND [--config FILE] [--set k=v]... ARGS...
@@ -31,6 +30,8 @@ import subprocess
 import sys
 import time
 
+from .. import packaging
+from ..cli import COMMANDS
 from ..errors import UsageError
 
 ENV_ALIAS = "environment"
@@ -76,15 +77,12 @@ def _spark_submit_path(args) -> str:
 
 
 def _dist_paths(args) -> tuple[str, str]:
-    from .. import packaging
-
     dist = os.path.abspath(args.dist)
     return os.path.join(dist, packaging.ZIP_NAME), os.path.join(dist, packaging.DRIVER_NAME)
 
 
 def build_command(args, env: dict) -> list[str]:
     """The spark-submit argv (without building anything)."""
-    from ..cli import COMMANDS
 
     if args.submit_command not in COMMANDS or args.submit_command == "submit":
         raise UsageError(f"submit: unknown COMMAND {args.submit_command!r} (one of: "
@@ -125,7 +123,6 @@ def build_command(args, env: dict) -> list[str]:
 def submit_env() -> dict:
     """This process's environment, plus where the driver finds the starter seed: the driver imports
     corpus_pipeline from the zip, where ``seeds/`` beside the package is not a real folder."""
-    from .. import packaging
 
     env = dict(os.environ)
     root = packaging.project_root()
@@ -141,8 +138,6 @@ def _shown(cmd: list[str], env: dict) -> str:
 
 
 def plan(args, cfg) -> list[str]:
-    from .. import packaging
-
     env = submit_env()
     cmd = build_command(args, env)
     lines = []
@@ -154,8 +149,6 @@ def plan(args, cfg) -> list[str]:
 
 
 def run(args, cfg) -> int:
-    from .. import packaging
-
     env = submit_env()
     cmd = build_command(args, env)
     if args.env_archive and not os.path.exists(args.env_archive):

@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import time
 
+from .. import classify as C
+from .. import fs as fsmod
+from .. import scratch
+from ..classifiers import label_of
 from ..errors import UsageError
+from ..profiles import for_config as profile_of
+from ..seeds import read_texts
 
 
 def add_arguments(p) -> None:
@@ -29,10 +35,6 @@ def plan(args, cfg) -> list[str]:
 
 
 def run(args, cfg) -> int:
-    from .. import classify as C
-    from .. import fs as fsmod
-    from ..seeds import read_texts
-
     pos = [t for t in read_texts(args.positives) if t and t.strip()]
     neg = [t for t in read_texts(args.negatives) if t and t.strip()]
     if not pos:
@@ -46,12 +48,8 @@ def run(args, cfg) -> int:
         spark = get_spark(cfg.spark)
     seed = cfg.classifier.seed if args.random_seed is None else args.random_seed
     t0 = time.perf_counter()
-    from .. import scratch
 
     with scratch.scope():
-        from ..classifiers import label_of
-        from ..profiles import for_config as profile_of
-
         m = C.train_and_evaluate(pos, neg, cfg.classifier, seed, model_dir=args.out, spark=spark,
                                  label=label_of(profile_of(cfg).positive))
 

@@ -14,6 +14,7 @@ Class)`` in a module named by the ``plugins.modules`` setting
 """
 from __future__ import annotations
 
+from ..lang import detect_lang
 from ..plugins import Registry
 
 REGISTRY = Registry("extractor", {
@@ -51,7 +52,6 @@ def _warm_up(impl) -> None:
     fail with ``module 'urllib3' has no attribute 'util'`` and the like).  Running
     every import path here, before :func:`corpus_pipeline.extract.time_limit` is
     armed, makes that impossible."""
-    from ..lang import detect_lang
 
     res = impl.extract(_WARM_UP_PAGE, "https://example.org/warm-up", "default")
     detect_lang(getattr(res, "text", "") or "warm up text in English")

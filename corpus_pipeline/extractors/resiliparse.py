@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from ..extract import Skip, finish_text
+from ..mathhtml import engine_loaded, rewrite_math
 
 # Every element rewrite_math and engine_loaded look for has one of these in its markup (lower-cased):
 # KaTeX / MathJax / MathJax 3 classes, tags and scripts, Wikipedia's maths wrapper,
@@ -67,7 +68,6 @@ class ResiliparseExtractor:
             from lxml.html import tostring
             from trafilatura.utils import load_html
 
-            from ..mathhtml import rewrite_math
 
             lxml_tree = load_html(html)
             if lxml_tree is not None:
@@ -95,7 +95,6 @@ class ResiliparseExtractor:
         def engines():
             if lxml_tree is None:
                 return set()
-            from ..mathhtml import engine_loaded
 
             return engine_loaded(lxml_tree)
 

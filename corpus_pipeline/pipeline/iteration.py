@@ -19,6 +19,7 @@ from .. import judging as jg
 from .. import schemas
 from ..classifiers import label_of
 from ..profiles import for_config as profile_of
+from ..runfolder import StageResult
 from ..seeds import default_seed_path, load_seed_texts, source_digest
 from ..spark import classify as sparkclassify
 from ..spark import domains as sparkdomains
@@ -340,8 +341,6 @@ class Annotations(Stage):
         return (marker.get("config") or {}).get("mode") == "auto"     # a person's marks depend on no setting
 
     def commit(self, ctx, adir: str):
-        from ..runfolder import StageResult
-
         run, cfg = ctx.run, ctx.cfg
         done = run.committed_result(adir)
         if done is not None:

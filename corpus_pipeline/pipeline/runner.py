@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from ..config import Config
+from ..labels import load_labels
 from ..runfolder import RunFolder, StageResult
 from ..spark.io import read_table, write_table
 from .recipe import Recipe
@@ -87,7 +88,6 @@ class Runner:
         if path is None:
             return None
         if self._labels is None:
-            from ..labels import load_labels
             from ..spark.iteration import labels_df
 
             self._labels = labels_df(self.spark, load_labels(path)).cache()

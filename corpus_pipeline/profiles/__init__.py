@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .. import schemas
 from ..plugins import Registry
 
 REGISTRY = Registry("profile", {
@@ -57,7 +58,6 @@ class Profile:
     @property
     def pages_schema(self) -> str:
         """DDL of this profile's ``RUN/pages`` (the markup column named by the profile)."""
-        from .. import schemas
 
         return schemas.pages(self.markup_column)
 

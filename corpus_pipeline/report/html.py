@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import html
+import re
 
 W, H, PAD = 420, 200, 36
 COLORS = ["#3b6ea8", "#d9822b", "#3a9a5b", "#b8435a", "#7b5ea7", "#6c757d"]
@@ -234,7 +235,6 @@ def _cell(v, cls: str = "") -> str:
 
 def _tex(text: str) -> str:
     """Escaped text with $...$ spans marked (maths stays as TeX)."""
-    import re
 
     out, last = [], 0
     for m in re.finditer(r"\$\$[^$]+?\$\$|\$[^$\n]+?\$", text or ""):

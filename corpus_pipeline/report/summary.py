@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 from typing import Optional
 
+from .. import annotate as ann
 from .. import fs as fsmod
+from .. import judging as jg
 from ..pipeline.recipe import stage_path
 from ..runfolder import RunFolder
 
@@ -19,7 +21,6 @@ def _classifier(m: dict) -> dict:
 
 def _marks(run: RunFolder, i: int) -> tuple[list, list]:
     """Marks of iteration i (path, who put it there, who first decided, since) and its rejections."""
-    from .. import annotate as ann
 
     adir = stage_path(run, "annotations", i)
     if not run.is_committed(adir):
@@ -35,7 +36,6 @@ def _marks(run: RunFolder, i: int) -> tuple[list, list]:
 
 def _judging(run: RunFolder) -> tuple[dict, dict]:
     """(page verdicts, the run's judging summary) from RUN/judgements (empty when nobody judged)."""
-    from .. import judging as jg
 
     try:
         js = jg.read_judgements(run)
@@ -47,8 +47,6 @@ def _judging(run: RunFolder) -> tuple[dict, dict]:
 
 
 def build_summary(run: RunFolder) -> dict:
-    from .. import judging as jg
-
     iterations = []
     verdicts, judging = _judging(run)
     nums = [i for i in run.iterations() if run.is_committed(stage_path(run, "collected", i))]

@@ -23,9 +23,13 @@ when it and the scheme's implementation are installed on the executors;
 """
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from typing import BinaryIO
 
 from ..errors import UsageError
+from ..fs import HadoopFS
 from .stream import Body
 
 PYARROW_SCHEMES = frozenset({"file", "hdfs", "viewfs", "gs", "gcs", "abfs", "abfss"})
@@ -51,7 +55,6 @@ def _is_warc(name: str, suffixes) -> bool:
 def resolve(src: str, suffixes, spark=None) -> list[str]:
     """Qualified URIs named by ``src``: an explicit file whatever its name; folders
     (recursive) and globs contribute files with a WARC suffix.  Empty: nothing matched."""
-    from ..fs import HadoopFS
 
     try:
         hfs = HadoopFS(spark)
@@ -118,9 +121,6 @@ def _hdfs_env() -> None:
     if _HDFS_ENV_DONE:
         return
     _HDFS_ENV_DONE = True
-    import os
-    import shutil
-    import subprocess
 
     home = os.environ.get("HADOOP_HOME") or "/usr/lib/hadoop"
     if "ARROW_LIBHDFS_DIR" not in os.environ and "HADOOP_HOME" not in os.environ:

@@ -8,7 +8,9 @@ after a transient failure (:func:`is_transient`).  Request-level retries
 """
 from __future__ import annotations
 
+import http.client
 import random
+import socket
 from typing import Callable, Optional
 
 
@@ -56,8 +58,6 @@ def is_transient(exc: BaseException, extra: Optional[Callable[[BaseException], b
 
     ``extra(e)`` adds a client's own transient errors (botocore's, HTTP 5xx, ...).
     """
-    import http.client
-    import socket
 
     seen = 0
     e = exc
