@@ -74,6 +74,7 @@ def main() -> None:
     import pyarrow.parquet as pq
 
     from corpus_pipeline import classify as C
+    from corpus_pipeline.classifiers import fasttext as ft
     from corpus_pipeline.config import ClassifierConfig, SparkConfig
     from corpus_pipeline.seeds import load_seed_texts
 
@@ -88,7 +89,7 @@ def main() -> None:
         train_s = time.perf_counter() - t0
         model_path = os.path.join(work, "model", C.MODEL_FILE)
         t0 = time.perf_counter()
-        C._MODEL_CACHE.clear()
+        ft._MODEL_CACHE.clear()
         model = C.load_model(model_path)
         load_s = time.perf_counter() - t0
         prepared = [C.prepare(t, cfg.max_words) for t in texts]
