@@ -18,6 +18,7 @@ from corpus_pipeline.cli import main
 from corpus_pipeline.minicrawl import MixConfig, generate
 from corpus_pipeline.minicrawl.formulas import TOPICS, formula, tex_to_mathml
 from corpus_pipeline.text import has_cjk
+from test_minicrawl_benchmark import _members   # every complete gzip member of a WARC file
 
 N = 600
 SEED = 7
@@ -393,19 +394,6 @@ def _has_code_block(html: bytes) -> bool:
     return bool(_PRE.search(html) or _MULTILINE_CODE.search(html))
 
 
-def _complete_members(data: bytes) -> bytes:
-    """The decompressed gzip members of a file, without a member cut short (its bytes depend on zlib)."""
-    out = []
-    while data:
-        d = zlib.decompressobj(31)
-        chunk = d.decompress(data)
-        if not d.eof:
-            break
-        out.append(chunk)
-        data = d.unused_data
-    return b"".join(out)
-
-
 def _content_digest(d: Path) -> str:
     """sha256 over a crawl folder: WARC records decompressed, labels and benchmark files as they are, the
     manifest without compressed file sizes (so the digest does not depend on the zlib build)."""
@@ -416,7 +404,7 @@ def _content_digest(d: Path) -> str:
         rel = p.relative_to(d).as_posix()
         data = p.read_bytes()
         if rel.endswith(".warc.gz"):
-            data = _complete_members(data)
+            data = _members(data)
         elif rel == "manifest.json":
             m = json.loads(data)
             for f in m["files"]:
