@@ -142,7 +142,7 @@ def minicrawl_figures(work: Path, pages: int = 3000, in_process: bool = False) -
     from corpus_pipeline.minicrawl import generate
 
     crawl = work / "minicrawl"
-    generate(str(crawl), pages=pages, seed=1)
+    generate(str(crawl), pages=pages, random_seed=1)
     run = work / "minicrawl_run"
     _run(["run", "--input", str(crawl / "warc"), "--run", str(run), "--labels", str(crawl / "labels.jsonl"),
           "--annotate", "auto", "--set", "spark.master=local[2]"], in_process)

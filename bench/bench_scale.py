@@ -114,7 +114,7 @@ def run_job(pages: int, seed_docs: int, work: str, iterations: int = 2, dim: Opt
 
     t0 = time.time()
     crawl = os.path.join(work, "crawl")
-    generate(crawl, pages=pages, seed=3)
+    generate(crawl, pages=pages, random_seed=3)
     seed = write_seed_folder(os.path.join(work, "seed"), seed_docs)
     gen_s = time.time() - t0
     cfg = Config()

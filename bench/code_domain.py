@@ -120,7 +120,7 @@ def crawl_pages(out: Path, pages: int, seed: int) -> list[dict]:
     from corpus_pipeline.ingest import process_source
     from corpus_pipeline.minicrawl import generate
 
-    generate(out, pages=pages, seed=seed, label_domains=("code",))
+    generate(out, pages=pages, random_seed=seed, label_domains=("code",))
     labels = {}
     for line in (out / "labels_code.jsonl").read_text(encoding="utf-8").splitlines():
         x = json.loads(line)

@@ -8,10 +8,11 @@ the iteration collected it, and whether its host was flagged.  It is cut into st
 * ``uncollected, flagged hosts``: the uncollected pages of flagged hosts (where misses concentrate,
   and what another iteration's path step can reach).
 
-Sampling is hash-ordered: a page's key is :func:`sample_key` (a SHA-256 of the seed and its page id,
+Sampling is hash-ordered: a page's key is :func:`sample_key` (a SHA-256 of the random seed (`judge
+--seed`) and its page id,
 the same number in Spark, ``spark/judge_sample.py``, and here), and the sample of a stratum is its
 ``k`` pages of smallest key, i.e. a simple random sample without replacement, deterministic for a
-seed.  A page's key does not depend on the iteration, so the samples of two iterations share most
+random seed.  A page's key does not depend on the iteration, so the samples of two iterations share most
 pages: verdicts belong to pages, and a later iteration only needs the pages of its own strata that
 nobody judged yet.
 
@@ -80,10 +81,10 @@ def is_collected_stratum(name: str) -> bool:
     return name.startswith("collected ")
 
 
-def sample_key(seed: int, page_id: str) -> int:
-    """The page's place in the random order of seed ``seed`` (the first 60 bits of SHA-256 of
-    ``"<seed>:<page_id>"``; ``spark/judge_sample.py`` computes the same number)."""
-    return int(hashlib.sha256(f"{seed}:{page_id}".encode("utf-8")).hexdigest()[:15], 16)
+def sample_key(random_seed: int, page_id: str) -> int:
+    """The page's place in the random order of ``random_seed`` (the first 60 bits of SHA-256 of
+    ``"<random_seed>:<page_id>"``; ``spark/judge_sample.py`` computes the same number)."""
+    return int(hashlib.sha256(f"{random_seed}:{page_id}".encode("utf-8")).hexdigest()[:15], 16)
 
 
 def precision_size(n_collected: int, margin: float) -> int:
@@ -125,11 +126,11 @@ def _clamp(p) -> float:
     return min(0.5, max(0.01, 0.01 if p is None else float(p)))
 
 
-def draw(frame: Iterable[tuple], seed: int, sizes: dict) -> dict:
+def draw(frame: Iterable[tuple], random_seed: int, sizes: dict) -> dict:
     """``{stratum: [page_id, ...]}`` in key order: the ``sizes[stratum]`` pages of smallest
     :func:`sample_key` of each stratum.  ``frame``: (page_id, score, collected, flagged) rows.
     The driver-side twin of ``spark/judge_sample.draw_sample`` (used by the tests' resampling)."""
-    return draw_strata(group(frame), seed, sizes)
+    return draw_strata(group(frame), random_seed, sizes)
 
 
 def group(frame: Iterable[tuple]) -> dict:
@@ -140,10 +141,10 @@ def group(frame: Iterable[tuple]) -> dict:
     return by
 
 
-def draw_strata(by: dict, seed: int, sizes: dict) -> dict:
+def draw_strata(by: dict, random_seed: int, sizes: dict) -> dict:
     """:func:`draw` on a frame already :func:`group`-ed (repeated samples of one frame group it once)."""
 
-    return {h: [p for _, p in heapq.nsmallest(sizes.get(h, 0), ((sample_key(seed, p), p) for p in pids))]
+    return {h: [p for _, p in heapq.nsmallest(sizes.get(h, 0), ((sample_key(random_seed, p), p) for p in pids))]
             for h, pids in by.items()}
 
 
@@ -238,7 +239,7 @@ def judged_strata(strata: dict, order: dict, verdicts: dict) -> list[Stratum]:
     return out
 
 
-def precision_estimate(strata: list[Stratum], draws: int = DRAWS, seed: int = 0, sim=None) -> Optional[dict]:
+def precision_estimate(strata: list[Stratum], draws: int = DRAWS, random_seed: int = 0, sim=None) -> Optional[dict]:
     """Stratified precision over the collected strata: sum of N_h x share / sum of N_h; interval: the
     2.5 and 97.5 percentiles of the same total over :func:`_posterior_totals` (``sim``: those draws
     of the non-empty strata, when already made), widened to hold the point value.  None until every
@@ -252,19 +253,19 @@ def precision_estimate(strata: list[Stratum], draws: int = DRAWS, seed: int = 0,
     n_c = sum(live[k].N for k in coll)
     value = sum(live[k].N * live[k].p for k in coll) / n_c
     if sim is None:
-        sim = _posterior_totals(live, draws, seed)
+        sim = _posterior_totals(live, draws, random_seed)
     p_sim = sim[:, coll].sum(axis=1) / n_c
     low, high = (float(q) for q in np.percentile(p_sim, [2.5, 97.5]))
     return {"value": value, "low": min(low, value), "high": max(high, value), "n": sum(live[k].m for k in coll)}
 
 
-def _posterior_totals(strata: list[Stratum], draws: int, seed: int):
+def _posterior_totals(strata: list[Stratum], draws: int, random_seed: int):
     """Simulated maths pages per stratum (draws x strata): the judged maths plus a Binomial draw for
     the unjudged pages at a Beta(x+a, m-x+b) draw of the stratum's share (a, b: :data:`PRIOR`).
-    Deterministic for ``seed``."""
+    Deterministic for ``random_seed``."""
     import numpy as np
 
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(random_seed)
     cols = []
     for s in strata:
         rest = max(s.N - s.m, 0)
@@ -276,7 +277,7 @@ def _posterior_totals(strata: list[Stratum], draws: int, seed: int):
     return np.column_stack(cols) if cols else np.zeros((draws, 0))
 
 
-def recall_estimate(strata: list[Stratum], draws: int = DRAWS, seed: int = 0, sim=None) -> Optional[dict]:
+def recall_estimate(strata: list[Stratum], draws: int = DRAWS, random_seed: int = 0, sim=None) -> Optional[dict]:
     """Recall = collected maths / (collected maths + uncollected maths), both stratified totals
     (N_h x share).  Interval: 2.5 and 97.5 percentiles of the ratio over :func:`_posterior_totals`,
     widened to hold the point value.  Also the maths pages missed per uncollected stratum, their
@@ -287,7 +288,7 @@ def recall_estimate(strata: list[Stratum], draws: int = DRAWS, seed: int = 0, si
     live = [s for s in strata if s.N > 0]
     if not live or any(s.m == 0 for s in live) or not any(s.collected for s in live):
         return None
-    t = _posterior_totals(live, draws, seed) if sim is None else sim
+    t = _posterior_totals(live, draws, random_seed) if sim is None else sim
     c_idx = [i for i, s in enumerate(live) if s.collected]
     u_idx = [i for i, s in enumerate(live) if not s.collected]
     f_idx = [i for i, s in enumerate(live) if s.name == FLAGGED]
@@ -356,13 +357,13 @@ def stopping_sentence(recall: Optional[dict]) -> Optional[str]:
             f"still missed are under flagged hosts: {verdict}.")
 
 
-def estimates(strata: dict, order: dict, verdicts: dict, seed: int = 0) -> dict:
+def estimates(strata: dict, order: dict, verdicts: dict, random_seed: int = 0) -> dict:
     """Everything the report shows for one iteration, from its strata, sample order and verdicts."""
     st = judged_strata(strata, order, verdicts)
     live = [s for s in st if s.N > 0]
-    sim = _posterior_totals(live, DRAWS, seed) if live and all(s.m for s in live) else None
-    prec = precision_estimate(st, seed=seed, sim=sim)
-    rec = recall_estimate(st, seed=seed, sim=sim)
+    sim = _posterior_totals(live, DRAWS, random_seed) if live and all(s.m for s in live) else None
+    prec = precision_estimate(st, random_seed=random_seed, sim=sim)
+    rec = recall_estimate(st, random_seed=random_seed, sim=sim)
     return {
         "estimated_precision": prec,
         "estimated_recall": None if rec is None else {k: rec[k] for k in ("value", "low", "high", "n")},
@@ -464,7 +465,7 @@ def iteration_estimates(run, iteration: int, verdicts: dict) -> Optional[dict]:
     order: dict = {}
     for r in rows:
         order.setdefault(r["stratum"], []).append(r["page_id"])
-    out = estimates(counts["strata"], order, verdicts, seed=int(counts.get("seed", 0)))
+    out = estimates(counts["strata"], order, verdicts, random_seed=int(counts.get("seed", 0)))
     out.update(seed=counts.get("seed"), margin=counts.get("margin"))
     if counts.get("excluded_seed_pages"):         # judged pages the seed trained on, not in the frame
         out["excluded_seed_pages"] = counts["excluded_seed_pages"]

@@ -58,7 +58,7 @@ def coverage(frame, truth, margin: float, reps: int, seed0: int = 0) -> dict:
     cp = cr = cs = 0
     hw, shares = [], []
     for r in range(reps):
-        e = jg.estimates(strata, jg.draw_strata(by, seed0 + r, sizes), truth, seed=r)
+        e = jg.estimates(strata, jg.draw_strata(by, seed0 + r, sizes), truth, random_seed=r)
         p, rc, sh = e["estimated_precision"], e["estimated_recall"], e["flagged_share"]
         cp += p["low"] <= tp <= p["high"]
         cr += rc["low"] <= tr <= rc["high"]

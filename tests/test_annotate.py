@@ -411,7 +411,7 @@ def test_minicrawl_maths_sites_flagged_and_maths_prefixes_proposed(tmp_path):
     import corpus_pipeline.minicrawl as minicrawl
     from corpus_pipeline.dedup.url import host_and_path, page_id
 
-    manifest = minicrawl.generate(tmp_path / "mc", pages=1200, seed=1)
+    manifest = minicrawl.generate(tmp_path / "mc", pages=1200, random_seed=1)
     rng = random.Random(11)
     pages = []
     with open(tmp_path / "mc" / "labels.jsonl", encoding="utf-8") as f:
@@ -462,7 +462,7 @@ def test_minicrawl_archive_blog_year_folders_are_not_proposed(tmp_path):
 
     from corpus_pipeline.minicrawl import generate
 
-    generate(str(tmp_path), pages=1500, seed=1)
+    generate(str(tmp_path), pages=1500, random_seed=1)
     refs = []
     for n, line in enumerate(open(tmp_path / "labels.jsonl", encoding="utf-8")):
         r = json.loads(line)

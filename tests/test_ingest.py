@@ -289,7 +289,7 @@ def test_run_ingest_exit_semantics(spark, tmp_path):
 def minicrawl(tmp_path_factory):
     import corpus_pipeline.minicrawl as mc
     out = tmp_path_factory.mktemp("minicrawl")
-    manifest = mc.generate(out, pages=120, seed=5)
+    manifest = mc.generate(out, pages=120, random_seed=5)
     labels = {json.loads(line)["url"] for line in (out / "labels.jsonl").read_text().splitlines() if line.strip()}
     return out, manifest, labels
 

@@ -27,7 +27,7 @@ SEED = 7
 @pytest.fixture(scope="module")
 def crawl(tmp_path_factory):
     out = tmp_path_factory.mktemp("mc") / "crawl"
-    manifest = generate(out, pages=N, seed=SEED)
+    manifest = generate(out, pages=N, random_seed=SEED)
     return out, manifest
 
 
@@ -84,7 +84,7 @@ def responses(crawl):
 # ----------------------------------------------------------------- determinism
 def test_same_seed_gives_byte_identical_files(crawl, tmp_path):
     out, _ = crawl
-    generate(tmp_path / "again", pages=N, seed=SEED)
+    generate(tmp_path / "again", pages=N, random_seed=SEED)
     a, b = _files(out), _files(tmp_path / "again")
     assert sorted(a) == sorted(b)
     assert len([k for k in a if k.endswith(".warc.gz")]) >= 2      # split into several files
@@ -94,7 +94,7 @@ def test_same_seed_gives_byte_identical_files(crawl, tmp_path):
 
 def test_different_seed_gives_different_crawl(crawl, tmp_path):
     out, _ = crawl
-    generate(tmp_path / "other", pages=N, seed=SEED + 1)
+    generate(tmp_path / "other", pages=N, random_seed=SEED + 1)
     assert (out / "labels.jsonl").read_bytes() != (tmp_path / "other" / "labels.jsonl").read_bytes()
     first = sorted((out / "warc").glob("*.warc.gz"))[0].read_bytes()
     other = sorted((tmp_path / "other" / "warc").glob("*.warc.gz"))[0].read_bytes()
@@ -274,7 +274,7 @@ def test_tex_to_mathml_is_well_formed():
 
 
 def test_mix_is_tunable(tmp_path):
-    m = generate(tmp_path / "t", pages=300, seed=2,
+    m = generate(tmp_path / "t", pages=300, random_seed=2,
                  mix=MixConfig(prose_factor=0.0, site_weights={"askmaths.net": 40.0}, forced_phenomena=False))
     assert m["kinds"].get("math_prose", 0) == 0 and m["kinds"].get("zh_math_prose", 0) == 0
     assert m["hosts"]["askmaths.net"]["urls"] > 0.25 * m["labels"]
@@ -292,7 +292,7 @@ def test_cli(tmp_path, capsys):
 @pytest.fixture(scope="module")
 def code_crawl(tmp_path_factory):
     out = tmp_path_factory.mktemp("mc_code") / "crawl"
-    manifest = generate(out, pages=N, seed=SEED, label_domains=("code",))
+    manifest = generate(out, pages=N, random_seed=SEED, label_domains=("code",))
     return out, manifest
 
 
@@ -369,13 +369,13 @@ def test_label_domain_cli_and_stale_file(tmp_path, capsys):
     assert not (out / "labels_code.jsonl").exists()
     assert main(["minicrawl", "--out", str(out), "--label-domain", "maths"]) == 2
     with pytest.raises(ValueError):
-        generate(tmp_path / "x", pages=10, seed=1, label_domains=("nope",))
+        generate(tmp_path / "x", pages=10, random_seed=1, label_domains=("nope",))
 
 
 @pytest.mark.slow
 def test_default_size_generates(tmp_path):
     """The demo's default size (not timed): counts land in the intended mix."""
-    m = generate(tmp_path / "demo", pages=3000, seed=1)
+    m = generate(tmp_path / "demo", pages=3000, random_seed=1)
     assert m["responses"] == 3000 and len(m["files"]) >= 4
     share = m["label_counts"]["math"] / m["labels"]
     assert 0.2 <= share <= 0.32
@@ -426,7 +426,7 @@ DEFAULT_DIGESTS = {
 @pytest.fixture(scope="module")
 def sites_crawl(tmp_path_factory):
     out = tmp_path_factory.mktemp("mc_sites") / "crawl"
-    manifest = generate(out, pages=800, seed=SEED, label_domains=("code",), code_sites=True)
+    manifest = generate(out, pages=800, random_seed=SEED, label_domains=("code",), code_sites=True)
     return out, manifest
 
 
@@ -440,10 +440,10 @@ def test_default_crawl_is_unchanged_by_the_code_sites_option(code_crawl, tmp_pat
     and code_sites=False writes the same bytes as leaving it out."""
     for (pages, seed, doms), want in DEFAULT_DIGESTS.items():
         out = tmp_path / f"d{len(doms)}"
-        generate(out, pages=pages, seed=seed, label_domains=doms)
+        generate(out, pages=pages, random_seed=seed, label_domains=doms)
         assert _content_digest(out) == want, (pages, seed, doms)
     off = tmp_path / "off"
-    m = generate(off, pages=N, seed=SEED, label_domains=("code",), code_sites=False)
+    m = generate(off, pages=N, random_seed=SEED, label_domains=("code",), code_sites=False)
     a, b = _files(code_crawl[0]), _files(off)
     assert sorted(a) == sorted(b)
     for k in a:
@@ -452,7 +452,7 @@ def test_default_crawl_is_unchanged_by_the_code_sites_option(code_crawl, tmp_pat
 
 
 def test_code_sites_crawl_is_deterministic(sites_crawl, tmp_path):
-    generate(tmp_path / "again", pages=800, seed=SEED, label_domains=("code",), code_sites=True)
+    generate(tmp_path / "again", pages=800, random_seed=SEED, label_domains=("code",), code_sites=True)
     a, b = _files(sites_crawl[0]), _files(tmp_path / "again")
     assert sorted(a) == sorted(b)
     for k in a:

@@ -27,7 +27,7 @@ def _members(data: bytes) -> bytes:
 
 def test_benchmark_written_planted_and_caught(tmp_path):
     out = tmp_path / "crawl"
-    m = generate(out, pages=300, seed=7)
+    m = generate(out, pages=300, random_seed=7)
     bm = D.load_benchmarks(out / "benchmarks")
     assert bm.names() == ["gsm8k"] and len(bm.items) == B.N_ITEMS
     planted = m["benchmarks"]["planted"]
@@ -67,8 +67,8 @@ def test_benchmark_written_planted_and_caught(tmp_path):
 
 
 def test_planting_is_deterministic_and_keeps_the_rest_of_the_crawl(tmp_path):
-    a = generate(tmp_path / "a", pages=300, seed=7)
-    b = generate(tmp_path / "b", pages=300, seed=7)
+    a = generate(tmp_path / "a", pages=300, random_seed=7)
+    b = generate(tmp_path / "b", pages=300, random_seed=7)
     assert a == b
     assert (tmp_path / "a" / B.FILE).read_bytes() == (tmp_path / "b" / B.FILE).read_bytes()
     lines = [json.loads(x) for x in (tmp_path / "a" / B.FILE).read_text().splitlines()]

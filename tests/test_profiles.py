@@ -76,7 +76,7 @@ def test_each_profile_writes_its_own_markup_column(tmp_path):
 
 
 def test_each_profile_has_its_starter_seed():
-    maths, code = default_seed_path(profiles.get("math").seed), default_seed_path(profiles.get("code").seed)
+    maths, code = default_seed_path(profiles.get("math").starter_seed), default_seed_path(profiles.get("code").starter_seed)
     assert maths == default_seed_path() and maths != code
     assert code.endswith("code/starter_seed.jsonl.gz")
     texts = load_seed_texts(code)

@@ -59,7 +59,7 @@ def run(args, cfg) -> int:
     _check(args)
 
     t0 = time.perf_counter()
-    m = generate(args.out, pages=args.pages, seed=args.random_seed, label_domains=_domains(args),
+    m = generate(args.out, pages=args.pages, random_seed=args.random_seed, label_domains=_domains(args),
                  code_sites=bool(getattr(args, "code_sites", False)))
     dt = time.perf_counter() - t0
     lc = m["label_counts"]

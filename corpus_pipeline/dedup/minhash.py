@@ -149,19 +149,20 @@ def _identity(x):
 
 
 class Signer:
-    """Computes datasketch MinHash signatures with a fixed seed, num_perm and scheme.
+    """Computes datasketch MinHash signatures with a fixed permutation seed (``dedup.minhash_seed``),
+    num_perm and scheme.
 
     Build it once per partition (permutations are generated once) and call
     :meth:`signature` per document.
     """
 
-    def __init__(self, num_perm: int, seed: int, shingle_size: int = 5):
+    def __init__(self, num_perm: int, minhash_seed: int, shingle_size: int = 5):
         from datasketch import MinHash
 
         self.num_perm = num_perm
-        self.seed = seed
+        self.minhash_seed = minhash_seed
         self.k = shingle_size
-        self._base = MinHash(num_perm=num_perm, seed=seed, scheme=SCHEME, hashfunc=_identity)
+        self._base = MinHash(num_perm=num_perm, seed=minhash_seed, scheme=SCHEME, hashfunc=_identity)
 
     def signature_of_ids(self, ids: np.ndarray) -> Optional[np.ndarray]:
         """uint32 signature of a set of shingle ids (repeats allowed); None for an empty set."""
@@ -177,10 +178,10 @@ class Signer:
         return self.signature_of_ids(shingle_ids_from_tokens(tokens(text), self.k, unique=False))
 
 
-def signatures(texts: Iterable[Optional[str]], num_perm: int, seed: int,
+def signatures(texts: Iterable[Optional[str]], num_perm: int, minhash_seed: int,
                shingle_size: int = 5) -> list[Optional[np.ndarray]]:
     """Signatures of many texts (None where a text has no shingles)."""
-    s = Signer(num_perm, seed, shingle_size)
+    s = Signer(num_perm, minhash_seed, shingle_size)
     return [s.signature(t) for t in texts]
 
 
@@ -208,14 +209,14 @@ def threshold(bands: int, rows: int) -> float:
     return (1.0 / bands) ** (1.0 / rows)
 
 
-def doc_band_rows(docs: Iterable[tuple[str, Optional[str]]], bands: int, rows: int, seed: int,
+def doc_band_rows(docs: Iterable[tuple[str, Optional[str]]], bands: int, rows: int, minhash_seed: int,
                   shingle_size: int) -> Iterator[tuple[str, int, Optional[int]]]:
     """(page_id, band, key) for every band of every document.
 
     A document without shingles yields one row ``(page_id, -1, None)`` so it
     can be counted (``no_shingles``) and it never lands in a bucket.
     """
-    signer = Signer(bands * rows, seed, shingle_size)
+    signer = Signer(bands * rows, minhash_seed, shingle_size)
     for page_id, text in docs:
         sig = signer.signature(text)
         if sig is None:
@@ -234,12 +235,12 @@ def doc_shingle_rows(docs: Iterable[tuple[str, Optional[str]]], shingle_size: in
         yield page_id, len(text or ""), ids.view(np.int64).tolist()
 
 
-def doc_signature_rows(docs: Iterable[tuple[str, Optional[str]]], num_perm: int, seed: int,
+def doc_signature_rows(docs: Iterable[tuple[str, Optional[str]]], num_perm: int, minhash_seed: int,
                        shingle_size: int) -> Iterator[tuple[str, int, list[int]]]:
     """(page_id, text length in characters, MinHash signature as an int64 list; empty without
     shingles): the fixed-size stand-in for the shingle set when ``dedup.verify_with`` is
     ``signatures`` (:func:`signature_similarity`)."""
-    signer = Signer(num_perm, seed, shingle_size)
+    signer = Signer(num_perm, minhash_seed, shingle_size)
     for page_id, text in docs:
         sig = signer.signature(text)
         yield page_id, len(text or ""), ([] if sig is None else sig.astype(np.int64).tolist())

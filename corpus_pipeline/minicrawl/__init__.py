@@ -1,6 +1,6 @@
 """Deterministic, labeled mini-crawl generator (gzip WARCs + labels.jsonl + manifest.json).
 
-    generate(out_dir, pages=3000, seed=1, mix=None, label_domains=(), code_sites=False) -> dict   # the manifest
+    generate(out_dir, pages=3000, random_seed=1, mix=None, label_domains=(), code_sites=False) -> dict   # the manifest
 
 All page text is assembled at random from word banks and templates written
 for this generator (``textgen.py``, ``formulas.py``); no real documents are

@@ -25,8 +25,8 @@ _THINGS = [("apples", "basket"), ("marbles", "jar"), ("stickers", "album"), ("pe
            ("stamps", "folder"), ("shells", "bucket")]
 
 
-def make_items(seed: int) -> list[dict]:
-    r = random.Random(f"minicrawl-benchmark-{seed}")
+def make_items(random_seed: int) -> list[dict]:
+    r = random.Random(f"minicrawl-benchmark-{random_seed}")
     items = []
     for k in range(N_ITEMS - 1):
         name, other = r.sample(_NAMES, 2)
@@ -34,9 +34,9 @@ def make_items(seed: int) -> list[dict]:
         a, b, c = r.randint(12, 60), r.randint(2, 9), r.randint(3, 11)
         q = (f"{name} puts {a} {thing} in each {box} and fills {b} of them, then gives {c} {thing} "
              f"to {other}. How many {thing} does {name} keep?")
-        items.append({"id": f"minicrawl-{seed}-{k}", "question": q, "answer": f"#### {a * b - c}"})
+        items.append({"id": f"minicrawl-{random_seed}-{k}", "question": q, "answer": f"#### {a * b - c}"})
     x, y = r.randint(13, 29), r.randint(13, 29)
-    items.append({"id": f"minicrawl-{seed}-{N_ITEMS - 1}", "question": f"Compute {x} times {y} exactly.",
+    items.append({"id": f"minicrawl-{random_seed}-{N_ITEMS - 1}", "question": f"Compute {x} times {y} exactly.",
                   "answer": f"#### {x * y}"})
     return items
 
@@ -44,8 +44,8 @@ def make_items(seed: int) -> list[dict]:
 class Planter:
     """Decides which pages get a benchmark item (deterministic: the n-th eligible page)."""
 
-    def __init__(self, seed: int):
-        self.items = make_items(seed)
+    def __init__(self, random_seed: int):
+        self.items = make_items(random_seed)
         self.queue = self.items[:PLANTED_LONG] + [self.items[-1]]
         self.seen = 0
         self.planted: list[dict] = []

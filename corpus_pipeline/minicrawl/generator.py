@@ -1,7 +1,7 @@
 """The mini-crawl generator: pages -> WARC records + labels + manifest (deterministic, streaming).
 
-One ``random.Random(seed)`` drives the content, another the record ids;
-dates derive from the seed; gzip members carry mtime 0.  Memory is bounded:
+One ``random.Random(random_seed)`` drives the content, another the record ids;
+dates derive from the random seed; gzip members carry mtime 0.  Memory is bounded:
 only a small ring of recent pages is kept (for duplicates, recrawls and
 redirects), so 200,000 pages stream through in constant memory.
 """
@@ -64,16 +64,16 @@ def _weighted(r: random.Random, items: list, weights: list):
 
 
 class _Gen:
-    def __init__(self, out: Path, pages: int, seed: int, mix: MixConfig, label_domains: tuple = (),
+    def __init__(self, out: Path, pages: int, random_seed: int, mix: MixConfig, label_domains: tuple = (),
                  code_sites: bool = False):
-        self.out, self.n, self.seed, self.mix = out, pages, seed, mix
+        self.out, self.n, self.random_seed, self.mix = out, pages, random_seed, mix
         self.label_domains = tuple(label_domains)
         self.domain_files: dict = {}        # domain -> open labels_<domain>.jsonl (only while run() writes)
         self.domain_counts = {d: Counter() for d in self.label_domains}
         self.domain_prefixes: dict = {d: {} for d in self.label_domains}
-        self.r = random.Random(seed)
-        self.rid = random.Random(f"minicrawl-record-ids-{seed}")
-        self.t = dt.datetime(2021, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(days=seed % 1000, seconds=(seed * 7919) % 86400)
+        self.r = random.Random(random_seed)
+        self.rid = random.Random(f"minicrawl-record-ids-{random_seed}")
+        self.t = dt.datetime(2021, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(days=random_seed % 1000, seconds=(random_seed * 7919) % 86400)
         sites = list(mix.sites)
         if code_sites:                      # appended after the site table: without them every draw is as before
             sites += [s for s in CODE_SITES if s.host not in {x.host for x in sites}]
@@ -93,7 +93,7 @@ class _Gen:
         self.markups = Counter()
         self.truncated: dict = {}
         self.labels_f = None
-        self.bench = Planter(seed)          # a made-up benchmark, a few items planted in pages
+        self.bench = Planter(random_seed)          # a made-up benchmark, a few items planted in pages
 
     # ------------------------------------------------------------ ids, dates
     def _uuid(self) -> str:
@@ -107,12 +107,12 @@ class _Gen:
     def _open_file(self, k: int) -> None:
         if self.wf is not None:
             self._close_file()
-        name = f"minicrawl-{self.seed}-{k:05d}.warc.gz"
+        name = f"minicrawl-{self.random_seed}-{k:05d}.warc.gz"
         self.wf = WarcFile(self.out / "warc" / name, self.mix.gzip_level)
         self.files.append({"file": f"warc/{name}", "records": 0, "responses": 0})
         self.warcinfo_id = self._uuid()
-        info = (f"software: {SOFTWARE}\r\nformat: WARC File Format 1.0\r\nrandom-seed: {self.seed}\r\n"
-                f"pages: {self.n}\r\nisPartOf: minicrawl-{self.seed}\r\n").encode()
+        info = (f"software: {SOFTWARE}\r\nformat: WARC File Format 1.0\r\nrandom-seed: {self.random_seed}\r\n"
+                f"pages: {self.n}\r\nisPartOf: minicrawl-{self.random_seed}\r\n").encode()
         self.wf.record([("WARC-Type", "warcinfo"), ("WARC-Record-ID", self.warcinfo_id),
                         ("WARC-Date", self.t.strftime("%Y-%m-%dT%H:%M:%SZ")), ("WARC-Filename", name),
                         ("Content-Type", "application/warc-fields")], info)
@@ -498,7 +498,7 @@ class _Gen:
         mixed = {h: v for h, v in hosts.items() if v["category"] == "mixed-math"}
         c = self.c
         m = {
-            "generator": SOFTWARE, "pages": self.n, "random_seed": self.seed,
+            "generator": SOFTWARE, "pages": self.n, "random_seed": self.random_seed,
             "responses": c["responses"], "labels": c["labels"],
             "label_counts": {k: c[f"label_{k}"] for k in ("math", "non-math", "ambiguous")},
             "hosts": hosts, "n_hosts": len(hosts),
@@ -540,7 +540,7 @@ class _Gen:
                                     for h, v in hosts.items() if v[pos] > 0}}
 
 
-def generate(out_dir, pages: int = 3000, seed: int = 1, mix: Optional[MixConfig] = None,
+def generate(out_dir, pages: int = 3000, random_seed: int = 1, mix: Optional[MixConfig] = None,
              label_domains=(), code_sites: bool = False) -> dict:
     """Write ``out_dir/warc/*.warc.gz``, ``out_dir/labels.jsonl`` and ``out_dir/manifest.json``; return the manifest.
 
@@ -567,7 +567,7 @@ def generate(out_dir, pages: int = 3000, seed: int = 1, mix: Optional[MixConfig]
     for dom, (fname, _, _) in LABEL_DOMAINS.items():     # a stale labels file of an earlier run would mislead
         if dom not in label_domains and (out / fname).exists():
             os.remove(out / fname)
-    manifest = _Gen(out, pages, seed, mix or MixConfig(), label_domains, code_sites).run()
+    manifest = _Gen(out, pages, random_seed, mix or MixConfig(), label_domains, code_sites).run()
     with open(out / "manifest.json", "w", encoding="utf-8", newline="\n") as f:
         json.dump(manifest, f, indent=1, sort_keys=True, ensure_ascii=False)
         f.write("\n")

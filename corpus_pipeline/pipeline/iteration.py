@@ -140,7 +140,7 @@ def digest(ctx, path: Optional[str]) -> Optional[str]:
 
 def seed_source(ctx) -> str:
     """The seed corpus of the run: ``--seed-corpus``, else the profile's starter seed."""
-    return ctx.inputs.seed_corpus or default_seed_path(profile_of(ctx.cfg).seed)
+    return ctx.inputs.seed_corpus or default_seed_path(profile_of(ctx.cfg).starter_seed)
 
 
 def seed_digest(ctx) -> Optional[str]:

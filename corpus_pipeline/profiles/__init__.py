@@ -10,7 +10,7 @@ The recipe is not specific to maths (the paper says so); a profile holds what is
   column is written to ``RUN/pages``; training negatives leave such pages out
   (``classifier.negatives_exclude_math_markup``), the path step reads its
   share under a prefix as evidence (``annotate.propose_markup_ratio``);
-* ``seed``: the starter seed shipped in ``seeds/`` (used without ``--seed-corpus``);
+* ``starter_seed``: the starter seed shipped in ``seeds/`` (used without ``--seed-corpus``);
 * ``benchmarks``: which benchmarks decontamination uses when
   ``decontam.benchmarks`` is empty (``None``: every known benchmark found under
   ``--benchmarks``, ``()``: none).
@@ -42,7 +42,7 @@ class Profile:
     name = ""
     positive = ""                       # the labels file's and the verdicts' label of a domain page
     markup_column = ""                  # RUN/pages column: the page's HTML carries the domain's markup
-    seed = ""                           # the starter seed, relative to the seeds folder
+    starter_seed = ""                   # the starter seed (the positives without --seed-corpus), under seeds/
     benchmarks: Optional[tuple] = None  # decontamination's default benchmarks (None: every known one found)
     about = ""
 

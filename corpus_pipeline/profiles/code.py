@@ -31,7 +31,7 @@ class CodeProfile(Profile):
     name = "code"
     positive = "code"
     markup_column = "has_code_blocks"
-    seed = "code/starter_seed.jsonl.gz"
+    starter_seed = "code/starter_seed.jsonl.gz"
     benchmarks = ()                     # no code benchmark format is known: decontamination indexes nothing
     about = ("programming tutorials, documentation and Q&A: a seed of Python, Rust and Node.js documentation, "
              "code blocks as markup, no benchmarks")

@@ -8,7 +8,7 @@ class MathProfile(Profile):
     name = "math"
     positive = "math"
     markup_column = "has_math_markup"
-    seed = "starter_seed.jsonl.gz"
+    starter_seed = "starter_seed.jsonl.gz"
     benchmarks = None                   # every known maths benchmark found under --benchmarks
     about = "mathematics: the starter seed of maths texts, maths markup, the maths benchmarks"
 
