@@ -164,11 +164,15 @@ def pr_metrics(scores: Sequence[float], labels: Sequence[bool], threshold: float
 
 
 def _settings(cfg: ClassifierConfig) -> dict:
-    return {k: getattr(cfg, k) for k in ("kind", "dim", "lr", "word_ngrams", "min_count", "epoch",
-                                         "bucket", "threads", "seed", "max_words",
-                                         "holdout_fraction", "train_chunk_words",
-                                         "balance_classes", "max_positives", "max_negatives")
-            if hasattr(cfg, k)}
+    """The settings metrics.json records (a plugin's ``options`` when it has any)."""
+    out = {k: getattr(cfg, k) for k in ("kind", "dim", "lr", "word_ngrams", "min_count", "epoch",
+                                        "bucket", "threads", "seed", "max_words",
+                                        "holdout_fraction", "train_chunk_words",
+                                        "balance_classes", "max_positives", "max_negatives")
+           if hasattr(cfg, k)}
+    if getattr(cfg, "options", None):
+        out["options"] = dict(cfg.options)
+    return out
 
 
 def train_from_files(train_file: str, heldout_file: Optional[str], cfg: ClassifierConfig,

@@ -181,6 +181,9 @@ class ClassifierConfig:
         True, "a language the crawl has too few pages of is filled from the shipped background set "
               "(`seeds/background/<lang>.jsonl.gz`), then by repeating its pages")
     kind: str = opt("fasttext", "classifier implementation from the registry in `corpus_pipeline/classifiers/`")
+    options: dict = opt(default_factory=dict,
+                        help="a classifier plugin's own settings, as a table (fastText's are the keys above); they "
+                             "shape the model like every classifier setting")
     max_positives: int = opt(
         500_000, "training positives sampled (seeded hash) from the seed; the paper's first classifier: 500k")
     max_negatives: int = opt(500_000, "training negatives cap (the paper's 500k random crawl pages)")

@@ -419,3 +419,25 @@ def test_negative_plan_fills_from_the_crawl_then_background_then_copies():
     p = C.negative_plan({"en": 3, "ko": 1}, {"en": 100}, {}, 8)
     assert p == {"en": (6, 0, 0), "ko": (0, 0, 0)}
     assert C.negative_plan({}, {"en": 10}, {}, 4) == {}
+
+
+def test_a_classifier_plugin_prepares_its_own_lines_with_its_own_options():
+    """training_lines asks the plugin named by classifier.kind for a document's lines; the plugin reads
+    its own settings from classifier.options."""
+    from corpus_pipeline.classifiers import REGISTRY, Classifier
+    from corpus_pipeline.config import config_from_dict
+
+    class FirstWords(Classifier):
+        kind = "first_words"
+
+        def prepare(self, text, cfg):
+            return " ".join((text or "").upper().split()[:cfg.options["words"]])
+
+    REGISTRY.register("first_words", FirstWords)
+    try:
+        cfg = config_from_dict({"classifier": {"kind": "first_words", "options": {"words": 2}}}).classifier
+        lines = C.training_lines(["alpha beta gamma"], ["delta epsilon zeta"], cfg, 1, label="__label__code")
+        assert sorted(lines) == ["__label__code ALPHA BETA", "__label__other DELTA EPSILON"]
+    finally:
+        REGISTRY._entries.pop("first_words")
+        REGISTRY._instances.pop("first_words", None)
