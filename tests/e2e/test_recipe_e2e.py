@@ -46,7 +46,7 @@ def test_a_toy_stage_between_dedup_and_classification(spark, crawl, straight_run
                         labels=str(crawl / "labels.jsonl"), max_iterations=1)
     with pytest.raises(UsageError) as e:                            # the committed iterations had no filter
         Loop(spark, inputs, cfg, log=lambda m: None, recipe=recipe).execute()
-    assert "recipe.upstream" in str(e.value) and "iter=001/seed" in str(e.value)
+    assert "recipe.upstream" in str(e.value) and "stage prepared" in str(e.value)   # the first stage after it
 
     inputs.recompute = True
     outcome = Loop(spark, inputs, cfg, log=lambda m: None, recipe=recipe).execute()
@@ -60,5 +60,6 @@ def test_a_toy_stage_between_dedup_and_classification(spark, crawl, straight_run
     scores = read_table(spark, rf.data(rf.iteration(1, "scores")), schemas.SCORES)
     assert scores.count() == n_kept                                 # the classifier saw the filtered pages only
     assert scores.join(kept, "page_id", "left_anti").count() == 0
-    assert rf.marker(rf.iteration(1, "seed"))["settings"]["recipe.upstream"][-1] == "min_length"
+    assert rf.marker(rf.path("prepared"))["settings"]["recipe.upstream"][-1] == "min_length"
+    assert "min_length" in rf.marker(rf.iteration(1, "seed"))["settings"]["recipe.upstream"]
     assert rf.counts(rf.final("corpus"))["pages"] <= n_kept
