@@ -332,7 +332,6 @@ def serve_until_interrupted(make: Callable[[], "AnnotateServer"], host: str, por
     Ctrl-C, stop.  A server that cannot listen is a usage error; beyond loopback a warning says the
     token is required."""
 
-
     try:
         server = make()
     except OSError as e:

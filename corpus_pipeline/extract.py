@@ -222,7 +222,6 @@ def _extract(html: str, url: str, favor: str):
     """The trafilatura extractor: lxml tree, maths rewritten in it, trafilatura on the tree."""
     from trafilatura.utils import load_html
 
-
     tree = load_html(html)
     if tree is None:
         return Skip("extract_empty", "no HTML tree")

@@ -408,7 +408,6 @@ def judgements_path(run) -> str:
 def read_judgements(run) -> list[dict]:
     """Every judgement of the run folder (an unreadable line raises InputFileError)."""
 
-
     path = judgements_path(run)
     if not run.fs.exists(path):
         return []
@@ -445,7 +444,6 @@ def write_judgements(run, rows: list[dict]) -> str:
 
 def read_sample(run, iteration: int) -> Optional[tuple[dict, list[dict]]]:
     """(the sample stage's counts, its rows in stratum and rank order), or None when not drawn."""
-
 
     path = run.iteration(iteration, SAMPLE_STAGE)
     m = run.marker(path)

@@ -156,7 +156,6 @@ def local_source_files(source: str) -> list[str]:
     """The data files of a local seed source: a file, a folder (its files, recursively,
     hidden and ``_`` files left out) or a glob.  Raises InputFileError when nothing is there."""
 
-
     p = fsmod.local_path(source)
     if is_glob(p):
         roots = sorted(globmod.glob(p))
@@ -214,7 +213,6 @@ def source_digest(source: Optional[str], list_remote: Optional[Callable] = None)
     file's (path, size, modification time) as ``list_remote(source)`` lists them -- reading a
     terabyte seed on an object store to hash it would cost more than the run's first
     stage, and a rewritten file changes its size or time.  Unlistable: the source name."""
-
 
     if not source:
         return None

@@ -69,7 +69,6 @@ def _json_line(rec: dict) -> str:
 def score_file(model_path: str, inp: str, out: str, cfg) -> int:
     """Score ``inp`` into ``out`` (written beside it, then renamed); returns the row count."""
 
-
     c = cfg.classifier
     clf = for_config(c)                  # classifier.kind: any registered classifier
     model = clf.load(model_path)
@@ -128,7 +127,6 @@ def score_file(model_path: str, inp: str, out: str, cfg) -> int:
 def _parquet_to_parquet(model, inp: str, tmp: str, c, clf) -> int:
     import pyarrow as pa
     import pyarrow.parquet as pq
-
 
     table = read_parquet_table(inp)      # also reads a folder of Parquet files (a Spark output)
     if "text" not in table.schema.names:

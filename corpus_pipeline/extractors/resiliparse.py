@@ -68,7 +68,6 @@ class ResiliparseExtractor:
             from lxml.html import tostring
             from trafilatura.utils import load_html
 
-
             lxml_tree = load_html(html)
             if lxml_tree is not None:
                 kinds = set(rewrite_math(lxml_tree, html))
