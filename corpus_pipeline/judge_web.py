@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 
 from . import judging as jg
+from .profiles import by_label as profile_of_label
 from .annotate_web import MAX_BODY as MAX_BODY_BYTES  # noqa: F401 - the shared limit, named for the tests
 from .annotate_web import AnnotateServer, SaveError
 
@@ -30,6 +31,7 @@ class JudgeView:
     iteration: int
     judge: str
     pages: list          # sample rows in judging order; a page's id is its index here
+    positive: str = "math"   # the run's profile label: the verdicts are it, not-<it>, unsure
 
     def state(self) -> dict:
         js = jg.read_judgements(self.run)
@@ -43,9 +45,12 @@ class JudgeView:
         pages = [{"id": k, "url": p["url"], "host": p["host"], "title": p.get("title") or "",
                   "score": p.get("score"), "stratum": p["stratum"], "verdict": mine.get(p["page_id"]),
                   "others": len(others.get(p["page_id"], ()))} for k, p in enumerate(self.pages)]
+        prof = profile_of_label(self.positive)
         return {"run": self.run.uri, "iteration": self.iteration, "judge": self.judge,
                 "file": jg.judgements_path(self.run), "pages": pages,
-                "judged": sum(1 for p in pages if p["verdict"])}
+                "judged": sum(1 for p in pages if p["verdict"]),
+                "verdicts": list(jg.verdicts(self.positive)), "noun": prof.noun, "question": prof.question,
+                "criterion": prof.criterion}
 
 
 def judging_order(rows: list[dict]) -> list[dict]:
@@ -57,26 +62,28 @@ def build_view(run, iteration: int, judge: str) -> JudgeView:
     got = jg.read_sample(run, iteration)
     if got is None:
         raise ValueError(f"iteration {iteration} has no judging sample")
-    return JudgeView(run, iteration, judge, judging_order(got[1]))
+    return JudgeView(run, iteration, judge, judging_order(got[1]), jg.run_positive(run))
 
 
 def parse_verdicts(body: bytes, view: JudgeView) -> dict:
-    """``{page index: verdict}`` from ``{"verdicts": {"<index>": "math" | "not-math" | "unsure"}}``,
-    or :class:`SaveError`."""
+    """``{page index: verdict}`` from ``{"verdicts": {"<index>": "math" | "not-math" | "unsure"}}``
+    (the run's profile's verdicts), or :class:`SaveError`."""
     try:
         data = json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
         raise SaveError(f"the request body is not JSON ({e})") from None
     if not isinstance(data, dict) or not isinstance(data.get("verdicts"), dict) or not data["verdicts"]:
-        raise SaveError('expected a JSON object {"verdicts": {"<page number>": "math|not-math|unsure"}}')
+        raise SaveError('expected a JSON object {"verdicts": {"<page number>": "' + "|".join(jg.verdicts(view.positive))
+                        + '"}}')
     if len(data["verdicts"]) > MAX_VERDICTS:
         raise SaveError(f"at most {MAX_VERDICTS} verdicts per request")
     out = {}
     for k, v in data["verdicts"].items():
         if not (isinstance(k, str) and k.isdigit() and int(k) < len(view.pages)):
             raise SaveError(f"{k!r} is not a page number of this sample")
-        if v not in jg.VERDICTS:
-            raise SaveError(f"page {k}: verdict must be one of {', '.join(jg.VERDICTS)}, got {v!r}")
+        allowed = jg.verdicts(view.positive)
+        if v not in allowed:
+            raise SaveError(f"page {k}: verdict must be one of {', '.join(allowed)}, got {v!r}")
         out[int(k)] = v
     return out
 

@@ -39,11 +39,31 @@ from typing import Iterable, Optional
 
 from . import fs as fsmod
 from .errors import InputFileError
+from .profiles import get as get_profile
 
 Z = 1.959963984540054                      # 95% two-sided
 BANDS = (0.0, 0.1, 0.3, 0.5, 0.7, 0.9)     # lower edges of the score bands (the last band is 0.9-1.0)
 FLAGGED = "uncollected, flagged hosts"
-VERDICTS = ("math", "not-math", "unsure")
+UNSURE = "unsure"
+
+
+def verdicts(positive: str = "math") -> tuple:
+    """A profile's verdicts: its label, ``not-`` + it, ``unsure`` (maths: math, not-math, unsure)."""
+    return (positive, "not-" + positive, UNSURE)
+
+
+VERDICTS = verdicts()
+
+
+def run_positive(run) -> str:
+    """The positive label of the profile a run folder was ingested with (its extraction marker's
+    ``profile.name``; a run of an earlier release, or none ingested yet: maths)."""
+    settings = (run.marker(run.path("ingest", "extract")) or {}).get("settings") or {}
+    name = settings.get("profile.name") or "math"
+    try:
+        return get_profile(name).positive
+    except ValueError:                  # a plugin's profile not loaded in this process: its name
+        return name
 DRAWS = 4000                               # simulation draws behind the recall interval
 # Beta(a, b) prior of a stratum's maths share in the recall simulation: Jeffreys' 1/2 on the not-maths
 # side, 0.15 on the maths side.  With Jeffreys' (1/2, 1/2) every stratum whose judged pages hold no maths
@@ -160,19 +180,21 @@ def strata_counts(frame: Iterable[tuple]) -> dict:
 
 # ---------------------------------------------------------------- verdicts
 def page_verdicts(judgements: Iterable[dict]) -> dict:
-    """``{page_id: verdict}``: each judge's latest verdict per page, then the majority of maths /
-    not maths among judges (a tie, or only "unsure", is "unsure")."""
+    """``{page_id: verdict}``: each judge's latest verdict per page, then the majority of the
+    profile's label / ``not-`` + it among judges (a tie, or only "unsure", is "unsure")."""
     latest: dict = {}
     for j in sorted(judgements, key=lambda j: str(j.get("at") or "")):
         latest[(j["page_id"], j.get("judge") or "")] = j["verdict"]
     votes: dict = {}
     for (pid, _), v in latest.items():
-        c = votes.setdefault(pid, [0, 0])
-        if v == "math":
-            c[0] += 1
-        elif v == "not-math":
+        c = votes.setdefault(pid, [0, 0, None])
+        if v.startswith("not-"):
             c[1] += 1
-    return {pid: "math" if m > n else "not-math" if n > m else "unsure" for pid, (m, n) in votes.items()}
+            c[2] = v[len("not-"):]
+        elif v != UNSURE:
+            c[0] += 1
+            c[2] = v
+    return {pid: pos if m > n else "not-" + pos if n > m else UNSURE for pid, (m, n, pos) in votes.items()}
 
 
 def cohen_kappa(judgements: Iterable[dict]) -> list[dict]:
@@ -189,8 +211,9 @@ def cohen_kappa(judgements: Iterable[dict]) -> list[dict]:
                 continue
             n = len(both)
             agree = sum(1 for p in both if latest[a][p] == latest[b][p]) / n
+            seen = {latest[a][p] for p in both} | {latest[b][p] for p in both}
             chance = sum((sum(1 for p in both if latest[a][p] == v) / n) * (sum(1 for p in both if latest[b][p] == v) / n)
-                         for v in VERDICTS)
+                         for v in seen)
             kappa = 1.0 if chance >= 1 else (agree - chance) / (1 - chance)
             out.append({"judges": [a, b], "pages": n, "agreement": round(agree, 4), "kappa": round(kappa, 4)})
     return out
@@ -232,9 +255,9 @@ def judged_strata(strata: dict, order: dict, verdicts: dict) -> list[Stratum]:
             if v is None:
                 break
             judged += 1
-            if v in ("math", "not-math"):
+            if v != UNSURE:
                 m += 1
-                x += v == "math"
+                x += not v.startswith("not-")
         out.append(Stratum(name, int(s["N"]), int(s.get("k", len(order.get(name, [])))), judged, m, x))
     return out
 
@@ -385,16 +408,17 @@ JUDGEMENTS = "judgements"            # RUN/judgements/judgements.jsonl: every ve
 JUDGEMENTS_FILE = "judgements.jsonl"
 
 
-def check_judgement(obj, where: str) -> dict:
-    """A judgement record, validated: ``{"page_id", "verdict", "judge", "at"[, "url"]}``; raises
-    ValueError naming what is wrong."""
+def check_judgement(obj, where: str, positive: str = "math") -> dict:
+    """A judgement record, validated: ``{"page_id", "verdict", "judge", "at"[, "url"]}``, its verdict
+    one of the profile's (:func:`verdicts` of ``positive``); raises ValueError naming what is wrong."""
     if not isinstance(obj, dict):
         raise ValueError(f"{where}: a judgement must be a JSON object")
     for k in ("page_id", "judge", "at"):
         if not isinstance(obj.get(k), str) or not obj[k].strip() or len(obj[k]) > 500:
             raise ValueError(f"{where}: {k!r} must be a non-empty string (at most 500 characters)")
-    if obj.get("verdict") not in VERDICTS:
-        raise ValueError(f"{where}: 'verdict' must be one of {', '.join(VERDICTS)}, got {obj.get('verdict')!r}")
+    allowed = verdicts(positive)
+    if obj.get("verdict") not in allowed:
+        raise ValueError(f"{where}: 'verdict' must be one of {', '.join(allowed)}, got {obj.get('verdict')!r}")
     if obj.get("url") is not None and not isinstance(obj["url"], str):
         raise ValueError(f"{where}: 'url' must be a string")
     return {"page_id": obj["page_id"], "url": obj.get("url"), "verdict": obj["verdict"], "judge": obj["judge"],
@@ -406,16 +430,18 @@ def judgements_path(run) -> str:
 
 
 def read_judgements(run) -> list[dict]:
-    """Every judgement of the run folder (an unreadable line raises InputFileError)."""
+    """Every judgement of the run folder, with the verdicts of its profile (an unreadable line
+    raises InputFileError)."""
 
     path = judgements_path(run)
     if not run.fs.exists(path):
         return []
+    positive = run_positive(run)
     out = []
     for n, line in enumerate(run.fs.read_text(path).splitlines(), 1):
         if line.strip():
             try:
-                out.append(check_judgement(json.loads(line), f"line {n}"))
+                out.append(check_judgement(json.loads(line), f"line {n}", positive))
             except ValueError as e:
                 raise InputFileError(path, str(e), n) from None
     return out

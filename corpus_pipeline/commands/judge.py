@@ -67,14 +67,14 @@ def _iteration(run, wanted):
     return its[-1] if its else None
 
 
-def ensure_sample(spark, run, i: int, seed: int, margin: float, uncollected, log=print) -> dict:
-    """The iteration's sample stage: reused when drawn with the same seed and sizes, else drawn anew
+def ensure_sample(spark, run, i: int, random_seed: int, margin: float, uncollected, log=print) -> dict:
+    """The iteration's sample stage: reused when drawn with the same random seed and sizes, else drawn anew
     (a new attempt; the old one stays valid until the new marker replaces it)."""
 
     from ..spark import judge_sample as js
 
     path = run.iteration(i, jg.SAMPLE_STAGE)
-    config = {"seed": seed, "margin": margin, "uncollected": uncollected}
+    config = {"seed": random_seed, "margin": margin, "uncollected": uncollected}
     # judged pages the iteration's seed trained on (judge.add_to_seed) are left out of the frame
     exclude = js.judged_seed_pages(spark, run, i)
     n_excluded = exclude.count() if exclude is not None else 0
@@ -90,19 +90,19 @@ def ensure_sample(spark, run, i: int, seed: int, margin: float, uncollected, log
         try:
             counts = js.strata_counts(df)
             sizes = jg.allocate(counts, margin, uncollected)
-            rows = js.draw_sample(df, seed, sizes, counts)
+            rows = js.draw_sample(df, random_seed, sizes, counts)
         finally:
             df.unpersist()
         run.fs.mkdirs(attempt)
         run.fs.write_text(fsmod.join(attempt, jg.SAMPLE_FILE),
                           "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in rows))
         strata = {h: dict(c, k=sizes.get(h, 0)) for h, c in counts.items()}
-        out = {"seed": seed, "margin": margin, "strata": strata, "pages": len(rows)}
+        out = {"seed": random_seed, "margin": margin, "strata": strata, "pages": len(rows)}
         if n_excluded:
             out["excluded_seed_pages"] = n_excluded
         return out
 
-    log(f"judge: iteration {i}: drawing the sample (seed {seed}, margin {margin}) ...")
+    log(f"judge: iteration {i}: drawing the sample (seed {random_seed}, margin {margin}) ...")
     return run.stage(path, build, config=config, force=m is not None, log=log).counts
 
 
@@ -125,13 +125,13 @@ def run(args, cfg) -> int:
         which = f"iteration {args.iteration}" if args.iteration is not None else "any iteration"
         print(f"judge: {args.run} has no committed collection in {which}; nothing to sample", file=sys.stderr)
         return 1
-    seed = cfg.loop.random_seed if args.seed is None else args.seed
+    random_seed = cfg.loop.random_seed if args.seed is None else args.seed
     judgements = jg.read_judgements(run_folder)
     if args.import_file:
         new = []
         for n, obj in iter_jsonl(args.import_file):
             try:
-                new.append(jg.check_judgement(obj, "judgement"))
+                new.append(jg.check_judgement(obj, "judgement", jg.run_positive(run_folder)))
             except ValueError as e:
                 raise InputFileError(args.import_file, str(e), n) from None
         merged = jg.merge(judgements, new)
@@ -144,7 +144,7 @@ def run(args, cfg) -> int:
             for j in judgements:
                 f.write(json.dumps(j, ensure_ascii=False, sort_keys=True) + "\n")
         print(f"judge: exported {len(judgements)} judgements to {args.export_file}")
-    ensure_sample(spark, run_folder, i, seed, args.margin, args.uncollected)
+    ensure_sample(spark, run_folder, i, random_seed, args.margin, args.uncollected)
     if args.serve:
         serve(args, run_folder, i, spark)
         judgements = jg.read_judgements(run_folder)

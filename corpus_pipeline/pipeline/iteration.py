@@ -148,10 +148,11 @@ def seed_digest(ctx) -> Optional[str]:
 
 
 def with_judged(ctx, i: int, pages, seed) -> tuple:
-    """``seed`` plus the pages judged maths (majority verdict) not in it yet (judge.add_to_seed),
-    and what the marker records of the judgements read (read through the run folder's fs)."""
+    """``seed`` plus the pages judged positive (the profile's label, by majority verdict) not in it yet
+    (judge.add_to_seed), and what the marker records of the judgements read (through the run folder's fs)."""
     verdicts = jg.page_verdicts(jg.read_judgements(ctx.run))
-    maths = sorted(p for p, v in verdicts.items() if v == "math")
+    positive = profile_of(ctx.cfg).positive
+    maths = sorted(p for p, v in verdicts.items() if v == positive)
     merged, _ = sparkiteration.grow_seed(seed, sparkiteration.judged_seed_rows(ctx.spark, pages, maths, i))
     digest = hashlib.sha1("\n".join(maths).encode("utf-8")).hexdigest()   # which pages were offered
     return merged, {"add_to_seed": True, "judged_maths_pages": len(maths), "judged_maths_digest": digest}

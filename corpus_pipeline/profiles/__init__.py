@@ -45,6 +45,9 @@ class Profile:
     starter_seed = ""                   # the starter seed (the positives without --seed-corpus), under seeds/
     benchmarks: Optional[tuple] = None  # decontamination's default benchmarks (None: every known one found)
     about = ""
+    noun = ""                           # what the judging page calls a positive page ("maths")
+    question = ""                       # the judging page's question
+    criterion = ""                      # what makes a page positive, for the person judging
 
     @property
     def negative(self) -> str:
@@ -69,6 +72,18 @@ class Profile:
 
 def names() -> list[str]:
     return REGISTRY.names()
+
+
+def by_label(positive: str) -> Profile:
+    """The registered profile whose positive label is ``positive`` (a bare one naming it when none is)."""
+    for name in REGISTRY.ordered():
+        prof = REGISTRY.get(name)
+        if prof.positive == positive:
+            return prof
+    prof = Profile()
+    prof.name = prof.positive = prof.noun = positive
+    prof.question = f"Is this page {positive}?"
+    return prof
 
 
 def get(name: str = DEFAULT) -> Profile:

@@ -36,5 +36,10 @@ class CodeProfile(Profile):
     about = ("programming tutorials, documentation and Q&A: a seed of Python, Rust and Node.js documentation, "
              "code blocks as markup, no benchmarks")
 
+    noun = "code"
+    question = "Is this page about programming?"
+    criterion = ("code: a programming tutorial, documentation of a language or library, or a programming "
+                 "question and its answers, with code as its main content")
+
     def markup(self, html: str, extracted) -> bool:
         return has_code_block(html)
