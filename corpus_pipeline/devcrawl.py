@@ -273,7 +273,9 @@ def _start(text: str) -> str:
 
 
 def collect(data_dir: str, trafilatura_every: int = 2, seed_path: Optional[str] = None) -> Iterator[dict]:
-    """The crawl's pages, in a fixed order: ``{"url", "html" (bytes), "label", "site", "source"}``."""
+    """The crawl's pages, in a fixed order: ``{"url", "html" (bytes), "label", "site", "source"}`` (for
+    :func:`code_labeler` a real HTML page also carries ``data_path``, a post filed under a made-up URL
+    ``origin_url``; neither is written)."""
 
     seed_urls, seed_starts = _seed_keys(seed_path or default_seed_path())
     src = os.path.join(data_dir, "text", "seed_sources")
