@@ -55,6 +55,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
+# Programming pages among the benchmarks' "non-maths" pages, labelled by hand (code / ambiguous): the
+# product's list, which the development crawl's code labelling (devcrawl --label-domain code) uses too.
+from corpus_pipeline.devcrawl import REAL_CODE_LABELS
+
 ROOT = Path(__file__).resolve().parents[1]
 SEED_FILE = ROOT / "seeds" / "code" / "starter_seed.jsonl.gz"
 
@@ -66,40 +70,6 @@ SEED_FILE = ROOT / "seeds" / "code" / "starter_seed.jsonl.gz"
 _PRE = re.compile(rb"<pre[\s>]", re.I)
 _MULTILINE_CODE = re.compile(rb"<code[^>]*>(?:(?!</code>)[\s\S]){0,3000}?(?:\n|<br)(?:(?!</code>)[\s\S]){0,3000}?</code>",
                              re.I)
-
-
-# Programming pages among the benchmarks' "non-maths" pages, labelled by this bench from their title and
-# content (the upstream labels say maths / non-maths only): "code" for programming tutorials, Q&A and
-# articles about code; "ambiguous" (left out of the metrics) for install guides, sysadmin how-tos and
-# release notes that show commands but do not teach programming.  Found by listing the pages whose
-# HTML has a code block or whose URL names a programming word, and the highest-scoring ones.
-REAL_CODE_LABELS = {
-    "https://www.caktusgroup.com/blog/2015/06/08/testing-client-side-applications-django-post-mortem/": "code",
-    "https://lemire.me/blog/2019/08/02/json-parsing-simdjson-vs-json-for-modern-c/": "code",
-    "https://www.toptal.com/python/top-10-mistakes-that-python-programmers-make": "code",
-    "https://www.reddit.com/r/Python/comments/1bbbwk/whats_your_opinion_on_what_to_include_in_init_py/": "code",
-    "https://flowfx.de/blog/copy-paste-from-tmux-to-system-clipboard/": "code",
-    "https://www.schneems.com/2018/10/09/pair-with-me-rubocop-cop-that-detects-duplicate-array-allocations/": "code",
-    "https://hackernoon.com/how-to-scrape-google-with-python-bo7d2tal": "code",
-    "https://gregoryszorc.com/blog/2020/01/13/mercurial%27s-journey-to-and-reflections-on-python-3/": "code",
-    "https://www.pluralsight.com/tech-blog/managing-python-environments/": "code",
-    "https://pythonspeed.com/articles/pipenv-docker/": "code",
-    "https://strangemachines.io/articles/performant-python": "code",
-    "http://fouryears.eu/2019/10/21/interning-of-small-integers-in-python/": "code",
-    "https://emacspeak.blogspot.com/2019/10/meta-programming-in-emacs-using.html": "code",
-    "https://statisticsglobe.com/change-font-size-of-ggplot2-plot-in-r-axis-text-main-title-legend": "code",
-    "https://anarc.at/blog/2020-10-18-cdpath-replacement/": "code",
-    "https://www.geeks3d.com/hacklab/20190110/python-3-simple-http-request-with-the-socket-module/": "code",
-    "https://github.com/golemfactory/yapapi": "code",
-    "https://stackoverflow.blog/2020/01/20/what-is-rust-and-why-is-it-so-popular/": "code",
-    "https://docs.docker.com/engine/install/": "ambiguous",
-    "http://www.netbits.us/docs/stunnel_rsync.html": "ambiguous",
-    "https://it-learner.de/wenn-das-netzwerk-unter-windows-10-sehr-langsam-ist-koennte-das-abschalten-der-autotuning-funktion-abhilfe-schaffen/": "ambiguous",
-    "https://www.antary.de/2017/06/29/wireshark-besuchte-urls-anzeigen-http-und-https/": "ambiguous",
-    "http://www.jan-grosser.de/art/385_xum1541_dateien_zwischen_linux.html": "ambiguous",
-    "https://wiki.python.org/moin/BeginnersGuide/Download": "ambiguous",
-    "hard::blog.python.org.html": "ambiguous",
-}
 
 
 def data_dir() -> Path:

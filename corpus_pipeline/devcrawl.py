@@ -1,6 +1,6 @@
 """A development crawl of real content: real pages under their real URLs, labeled, as WARCs.
 
-    python -m corpus_pipeline.devcrawl --data DATA_DIR --out OUT [--trafilatura-every N]
+    python -m corpus_pipeline.devcrawl --data DATA_DIR --out OUT [--trafilatura-every N] [--label-domain code]
 
 ``DATA_DIR`` is a copy of the project's test data collection (its ``html/``,
 ``labeled/`` and ``text/seed_sources/`` folders); nothing in the product needs it.
@@ -42,6 +42,16 @@ the start of its rendered text is in the seed (checked against the seed file its
 site the seed draws from is left out whole.
 Labels are ``math``, ``non-math`` or ``ambiguous`` (ambiguous pages are in the crawl but
 out of the metrics).
+
+``--label-domain code`` labels the same pages a second way, for the code profile: it also writes
+``OUT/labels_code.jsonl`` (``{"url", "label", "site", "source", "rule"}``, labels ``code``, ``non-code``
+or ``ambiguous``) and a ``label_domains`` entry in the manifest, and leaves the WARCs, ``labels.jsonl``
+and the rest of the manifest byte-identical.  The rules go by source (:func:`code_labeler`): programming
+tutorials, Q&A and language/library documentation (the llm-webkit benchmark's code pages,
+:data:`REAL_CODE_LABELS`, OI Wiki's C++ pages, PEPs, TiDB's SQL reference and developer guide) are
+``code``; pages that only mention software (release notes, release schedules, news, changelogs) and
+maths pages are ``non-code``; tooling and operations docs, cp-algorithms.com's algorithm articles and
+feature announcements are ``ambiguous``.
 """
 from __future__ import annotations
 
@@ -223,7 +233,7 @@ def _web_pages(data_dir: str, seed_sites: set, seed_urls: set) -> Iterator[dict]
         rec = dict(r, domain="www.offconvex.org", text=render_markup(r["text"], r["format"]), format="prose")
         yield {"url": f"https://www.offconvex.org/{d}/{_slug(r['title'])}/",
                "html": render_source(rec).encode("utf-8"), "label": "non-math", "site": "www.offconvex.org",
-               "source": "nonmath_source", "synthetic_url": True}
+               "source": "nonmath_source", "synthetic_url": True, "origin_url": r["url"]}
     taken = {r["url"] for r in blog}
     yield from _problem_pages(data_dir)
     zh = sorted(_jsonl(os.path.join(web, "nonmath_web_zh.jsonl.gz")), key=lambda r: r["url"])
@@ -263,7 +273,9 @@ def _start(text: str) -> str:
 
 
 def collect(data_dir: str, trafilatura_every: int = 2, seed_path: Optional[str] = None) -> Iterator[dict]:
-    """The crawl's pages, in a fixed order: ``{"url", "html" (bytes), "label", "site", "source"}``."""
+    """The crawl's pages, in a fixed order: ``{"url", "html" (bytes), "label", "site", "source"}`` (for
+    :func:`code_labeler` a real HTML page also carries ``data_path``, a post filed under a made-up URL
+    ``origin_url``; neither is written)."""
 
     seed_urls, seed_starts = _seed_keys(seed_path or default_seed_path())
     src = os.path.join(data_dir, "text", "seed_sources")
@@ -303,7 +315,146 @@ def collect(data_dir: str, trafilatura_every: int = 2, seed_path: Optional[str] 
         p = os.path.join(data_dir, r["path"])
         raw = gzip.open(p).read() if r.get("compressed") else open(p, "rb").read()
         yield {"url": r["url"], "html": raw, "label": r["label"],
-               "site": r.get("domain") or urlparse(r["url"]).netloc, "source": "labeled_html"}
+               "site": r.get("domain") or urlparse(r["url"]).netloc, "source": "labeled_html", "data_path": r["path"]}
+
+
+# ---------------------------------------------------------------- the code labelling (--label-domain code)
+# Programming pages among the benchmarks' "non-maths" pages, labelled from their title and content (the
+# upstream labels say maths / non-maths only): "code" for programming tutorials, Q&A and articles about
+# code; "ambiguous" (left out of the metrics) for install guides, sysadmin how-tos and release notes that
+# show commands but do not teach programming.  Found by listing the pages whose HTML has a code block or
+# whose URL names a programming word, and the highest-scoring ones (bench/code_domain.py reads it too).
+# The llm-webkit benchmark's own "code" category (Stack Overflow, API docs, tutorials, forums, Chinese
+# blogs) is code without being listed here.
+REAL_CODE_LABELS = {
+    "https://www.caktusgroup.com/blog/2015/06/08/testing-client-side-applications-django-post-mortem/": "code",
+    "https://lemire.me/blog/2019/08/02/json-parsing-simdjson-vs-json-for-modern-c/": "code",
+    "https://www.toptal.com/python/top-10-mistakes-that-python-programmers-make": "code",
+    "https://www.reddit.com/r/Python/comments/1bbbwk/whats_your_opinion_on_what_to_include_in_init_py/": "code",
+    "https://flowfx.de/blog/copy-paste-from-tmux-to-system-clipboard/": "code",
+    "https://www.schneems.com/2018/10/09/pair-with-me-rubocop-cop-that-detects-duplicate-array-allocations/": "code",
+    "https://hackernoon.com/how-to-scrape-google-with-python-bo7d2tal": "code",
+    "https://gregoryszorc.com/blog/2020/01/13/mercurial%27s-journey-to-and-reflections-on-python-3/": "code",
+    "https://www.pluralsight.com/tech-blog/managing-python-environments/": "code",
+    "https://pythonspeed.com/articles/pipenv-docker/": "code",
+    "https://strangemachines.io/articles/performant-python": "code",
+    "http://fouryears.eu/2019/10/21/interning-of-small-integers-in-python/": "code",
+    "https://emacspeak.blogspot.com/2019/10/meta-programming-in-emacs-using.html": "code",
+    "https://statisticsglobe.com/change-font-size-of-ggplot2-plot-in-r-axis-text-main-title-legend": "code",
+    "https://anarc.at/blog/2020-10-18-cdpath-replacement/": "code",
+    "https://www.geeks3d.com/hacklab/20190110/python-3-simple-http-request-with-the-socket-module/": "code",
+    "https://github.com/golemfactory/yapapi": "code",
+    "https://stackoverflow.blog/2020/01/20/what-is-rust-and-why-is-it-so-popular/": "code",
+    "https://docs.docker.com/engine/install/": "ambiguous",
+    "http://www.netbits.us/docs/stunnel_rsync.html": "ambiguous",
+    "https://it-learner.de/wenn-das-netzwerk-unter-windows-10-sehr-langsam-ist-koennte-das-abschalten-der-autotuning-funktion-abhilfe-schaffen/": "ambiguous",
+    "https://www.antary.de/2017/06/29/wireshark-besuchte-urls-anzeigen-http-und-https/": "ambiguous",
+    "http://www.jan-grosser.de/art/385_xum1541_dateien_zwischen_linux.html": "ambiguous",
+    "https://wiki.python.org/moin/BeginnersGuide/Download": "ambiguous",
+    "hard::blog.python.org.html": "ambiguous",
+}
+CODE_LABELS = ("code", "non-code")
+# docs.pingcap.com (TiDB's documentation in Chinese): the SQL language reference and the developer guide
+# teach a programming language and its use from applications (code); release notes list versions and
+# fixes (non-code); the rest - deployment, operations, tools, monitoring, configuration - shows commands
+# and settings but teaches no programming (ambiguous, as the install guides of REAL_CODE_LABELS)
+_TIDB_CODE = re.compile(r"^(sql-|dev-guide-|information-schema-|explain-|data-type-|serverless-driver|json-)"
+                        r"|functions|^(literal-values|set-operators|group-by-modifier|generated-columns|"
+                        r"partitioned-table|window-functions|basic-sql-operations|transaction-isolation-levels|"
+                        r"auto-increment|mysql-compatibility|character-set-gbk)$")
+_TITLE = re.compile(rb"<title>(.*?)</title>", re.S)
+
+
+def code_labeler(data_dir: str):
+    """``page -> (label, rule)``: the code labelling of a crawl page (``labels_code.jsonl``), by source.
+
+    ======================  ==========  =====================================================================
+    rule                    label       pages
+    ======================  ==========  =====================================================================
+    llm_webkit_code         code        the llm-webkit benchmark's ``code`` category (Stack Overflow, php.net,
+                                        PyTorch and R docs, tutorials, forums, Chinese programming blogs)
+    hand_labelled           code/amb.   :data:`REAL_CODE_LABELS` (programming articles; install guides and
+                                        sysadmin how-tos ambiguous)
+    labeled_other           non-code    every other real HTML page (news, blogs, shops, maths pages)
+    cp_algorithms           ambiguous   cp-algorithms.com: algorithm articles whose site shows C++
+                                        implementations beside the maths (69 of 76 sources have code blocks,
+                                        a median 16% of the text); served here without them
+    maths                   non-code    every other maths source (OpenStax, OI Wiki number theory,
+                                        StatProofBook, offconvex, the discrete-maths book, the problem site)
+    oi_wiki_lang            code        oi-wiki.org/lang/: C++ (and Java, Python) language tutorials
+    oi_wiki_testlib         code        oi-wiki.org/tools/testlib/ and /tools/special-judge/: writing checker
+                                        and generator programs
+    oi_wiki_tools           ambiguous   the other /tools/ pages: editors, compilers, judges, git (using tools)
+    pep                     code        peps.python.org: Standards Track and Informational PEPs (language and
+                                        library design with code)
+    pep_release_schedule    non-code    the release-schedule PEPs (dates and version numbers)
+    pep_process             ambiguous   Process PEPs (versioning, PyPI hosting policy)
+    tidb_sql                code        docs.pingcap.com: SQL reference (statements, functions, data types,
+                                        information_schema, EXPLAIN) and the developer guide
+    tidb_release_notes      non-code    docs.pingcap.com/.../release-*
+    tidb_ops                ambiguous   the other TiDB pages: deployment, operations, tools, monitoring
+    nodejs_features         ambiguous   nodejs.org announcements that describe new language and API
+                                        features (a V8 update, a release announcement)
+    nodejs_news             non-code    nodejs.org release notes (commit lists), security releases, weekly
+                                        updates, foundation news (also the posts filed into offconvex.org)
+    changelog               non-code    github.com changelogs (version lists)
+    other                   non-code    Wikipedia tables, recipes, football tables
+    ======================  ==========  =====================================================================
+
+    Labels are set by what a page is, not by whether its code survives: ``render_markup`` drops fenced code
+    blocks, so OI Wiki's, TiDB's and cp-algorithms' pages are served without their code (the PEPs and
+    changelogs are served as ``<pre>`` text).
+    """
+    code_paths = set()
+    index = os.path.join(data_dir, "html", "llm_webkit_bench", "index.jsonl")
+    if os.path.exists(index):
+        for x in _jsonl(index):
+            if x.get("source_category") == "code":
+                code_paths.add("html/llm_webkit_bench/" + x["file"])
+
+    def label(p: dict) -> tuple[str, str]:
+        url = p.get("origin_url") or p["url"]
+        site, src = urlparse(url).netloc, p["source"]
+        path = urlparse(url).path
+        if src == "labeled_html":
+            if p.get("data_path") in code_paths:
+                return "code", "llm_webkit_code"
+            if url in REAL_CODE_LABELS:
+                return REAL_CODE_LABELS[url], "hand_labelled"
+            return "non-code", "labeled_other"
+        if src == "maths_source":
+            return ("ambiguous", "cp_algorithms") if site == "cp-algorithms.com" else ("non-code", "maths")
+        if site == "oi-wiki.org":
+            if path.startswith("/lang/"):
+                return "code", "oi_wiki_lang"
+            if path.startswith(("/tools/testlib/", "/tools/special-judge/")):
+                return "code", "oi_wiki_testlib"
+            return "ambiguous", "oi_wiki_tools"
+        if site == "peps.python.org":
+            m = _TITLE.search(p["html"])
+            if m and b"Release Schedule" in m.group(1):
+                return "non-code", "pep_release_schedule"
+            if re.search(rb"^Type:\s*Process\s*$", p["html"], re.M):
+                return "ambiguous", "pep_process"
+            return "code", "pep"
+        if site == "docs.pingcap.com":
+            slug = path.rstrip("/").rsplit("/", 1)[-1]
+            if slug.startswith("release-"):
+                return "non-code", "tidb_release_notes"
+            return ("code", "tidb_sql") if _TIDB_CODE.search(slug) else ("ambiguous", "tidb_ops")
+        if site == "nodejs.org":
+            if "/blog/announcements/" in path and ("update-v8" in path or "release-announce" in path):
+                return "ambiguous", "nodejs_features"
+            return "non-code", "nodejs_news"
+        if site == "github.com":
+            return "non-code", "changelog"
+        return "non-code", "other"
+
+    return label
+
+
+# label domain -> (file, labeler factory taking the data folder, labels: positive first)
+LABEL_DOMAINS = {"code": ("labels_code.jsonl", code_labeler, CODE_LABELS)}
 
 
 # ---------------------------------------------------------------- writing
@@ -311,8 +462,14 @@ def _record_id(*parts: str) -> str:
     return f"<urn:uuid:{uuid.uuid5(_NS, chr(31).join(parts))}>"
 
 
-def write(pages: Iterator[dict], out: str, records_per_file: int = RECORDS_PER_FILE) -> dict:
-    """WARCs, labels.jsonl and manifest.json under ``out``; returns the manifest."""
+def write(pages: Iterator[dict], out: str, records_per_file: int = RECORDS_PER_FILE,
+          labelers: Optional[dict] = None) -> dict:
+    """WARCs, labels.jsonl and manifest.json under ``out``; returns the manifest.
+
+    ``labelers`` (``{domain: page -> (label, rule)}``, domains of :data:`LABEL_DOMAINS`) also writes each
+    domain's labels file (``labels_code.jsonl``: ``{"url", "label", "site", "source", "rule"}`` in the order
+    of ``labels.jsonl``) and a ``label_domains`` manifest entry; everything else is the same bytes."""
+    labelers = labelers or {}
     from warcio.statusandheaders import StatusAndHeaders
     from warcio.warcwriter import WARCWriter
 
@@ -321,7 +478,11 @@ def write(pages: Iterator[dict], out: str, records_per_file: int = RECORDS_PER_F
     for f in os.listdir(wdir):                       # a rebuild replaces the old files
         if f.startswith("devcrawl-") and f.endswith(".warc.gz"):
             os.unlink(os.path.join(wdir, f))
+    for dom, (fname, _, _) in LABEL_DOMAINS.items():     # a stale labels file of an earlier build would mislead
+        if dom not in labelers and os.path.exists(os.path.join(out, fname)):
+            os.unlink(os.path.join(out, fname))
     labels, by_site, files = [], {}, []
+    dom_labels: dict = {d: [] for d in labelers}
     writer, fh, n_in_file = None, None, 0
 
     def open_file(k: int):
@@ -354,6 +515,10 @@ def write(pages: Iterator[dict], out: str, records_per_file: int = RECORDS_PER_F
         if p.get("synthetic_url"):
             lab["synthetic_url"] = True
         labels.append(lab)
+        for dom, fn in labelers.items():
+            dl, rule = fn(p)
+            dom_labels[dom].append({"url": p["url"], "label": dl, "site": p["site"], "source": p["source"],
+                                    "rule": rule})
         s = by_site.setdefault(p["site"], {})
         s[p["label"]] = s.get(p["label"], 0) + 1
     if fh is not None:
@@ -369,18 +534,46 @@ def write(pages: Iterator[dict], out: str, records_per_file: int = RECORDS_PER_F
                 "sites": dict(sorted(by_site.items())),
                 "sources": {k: sum(r["source"] == k for r in labels)
                             for k in ("maths_source", "nonmath_source", "labeled_html")}}
+    if labelers:                      # absent without --label-domain: the default manifest is unchanged
+        manifest["label_domains"] = {}
+        for dom, rows in dom_labels.items():
+            fname = LABEL_DOMAINS[dom][0]
+            with open(os.path.join(out, fname), "w", encoding="utf-8") as f:
+                for r in rows:
+                    f.write(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n")
+            manifest["label_domains"][dom] = _domain_manifest(fname, rows)
     with open(os.path.join(out, "manifest.json"), "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1, sort_keys=True, ensure_ascii=False)
         f.write("\n")
     return manifest
 
 
-def build(data_dir: str, out: str, trafilatura_every: int = 2) -> dict:
+def _domain_manifest(fname: str, rows: list[dict]) -> dict:
+    def count(key: str) -> dict:
+        out: dict = {}
+        for r in rows:
+            c = out.setdefault(r[key], {})
+            c[r["label"]] = c.get(r["label"], 0) + 1
+        return dict(sorted(out.items()))
+
+    totals: dict = {}
+    for r in rows:
+        totals[r["label"]] = totals.get(r["label"], 0) + 1
+    return {"file": fname, "labels": totals, "rules": count("rule"), "sources": count("source"),
+            "sites": count("site")}
+
+
+def build(data_dir: str, out: str, trafilatura_every: int = 2, label_domains=()) -> dict:
+    """The crawl under ``out``; ``label_domains`` (e.g. ``("code",)``) also writes those labellings."""
+    unknown = sorted(set(label_domains) - set(LABEL_DOMAINS))
+    if unknown:
+        raise UsageError(f"unknown label domain(s) {unknown}; known: {sorted(LABEL_DOMAINS)}")
     for need in (os.path.join("text", "seed_sources", "math_docs.jsonl"),
                  os.path.join("labeled", "pages_labeled.jsonl")):
         if not os.path.exists(os.path.join(data_dir, need)):
             raise UsageError(f"--data {data_dir}: {need} not found (expected the test data collection)")
-    return write(collect(data_dir, trafilatura_every), out)
+    labelers = {d: LABEL_DOMAINS[d][1](data_dir) for d in LABEL_DOMAINS if d in set(label_domains)}
+    return write(collect(data_dir, trafilatura_every), out, labelers=labelers)
 
 
 def digest(out: str) -> str:
@@ -439,14 +632,19 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True, help="output folder (warc/, labels.jsonl, manifest.json)")
     ap.add_argument("--trafilatura-every", type=int, default=2, metavar="N",
                     help="keep every N-th ordinary non-maths trafilatura benchmark page (default 2)")
+    ap.add_argument("--label-domain", action="append", default=[], choices=sorted(LABEL_DOMAINS), metavar="DOMAIN",
+                    help="also label the same pages for DOMAIN (code: OUT/labels_code.jsonl, code / non-code / "
+                         "ambiguous by the rules of devcrawl.code_labeler); repeatable")
     a = ap.parse_args(argv)
 
     try:
-        m = build(a.data, a.out, a.trafilatura_every)
+        m = build(a.data, a.out, a.trafilatura_every, label_domains=tuple(a.label_domain))
     except UsageError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(f"{m['pages']} pages {m['labels']} -> {a.out}")
+    for dom, dm in m.get("label_domains", {}).items():
+        print(f"  {dom}: {dm['labels']} -> {os.path.join(a.out, dm['file'])}")
     return 0
 
 

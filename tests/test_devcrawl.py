@@ -104,6 +104,55 @@ def test_cli_errors_name_the_missing_data(tmp_path, capsys):
     assert "math_docs.jsonl" in capsys.readouterr().err
 
 
+
+def test_code_labelling_leaves_the_crawl_byte_identical(crawl, shared_data, tmp_path):
+    """--label-domain code adds labels_code.jsonl (code / non-code / ambiguous by documented rules per
+    source, in the order of labels.jsonl) and a manifest entry; the WARCs, labels.jsonl and the rest of
+    the manifest are the same bytes, and a rebuild without the option removes the file again."""
+    out, manifest = crawl
+    code = tmp_path / "code"
+    assert devcrawl.main(["--data", str(shared_data), "--out", str(code), "--label-domain", "code"]) == 0
+    for name in manifest["files"] + ["labels.jsonl"]:
+        sub = "warc" if name.endswith(".warc.gz") else ""
+        assert (code / sub / name).read_bytes() == (out / sub / name).read_bytes(), name
+    m = json.loads((code / "manifest.json").read_text(encoding="utf-8"))
+    dm = m.pop("label_domains")["code"]
+    assert m == json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    rows = [json.loads(line) for line in open(code / "labels_code.jsonl", encoding="utf-8")]
+    assert [r["url"] for r in rows] == [r["url"] for r in _labels(out)]
+    assert {r["label"] for r in rows} == {"code", "non-code", "ambiguous"}
+    assert dm["file"] == "labels_code.jsonl" and sum(dm["labels"].values()) == len(rows)
+    assert dm["labels"]["code"] >= 150 and dm["labels"]["non-code"] >= 1500
+    lab = {r["url"]: (r["label"], r["rule"]) for r in rows}
+    expect = {
+        "https://stackoverflow.com/questions/18327314/how-to-allow-http-content-within-an-iframe-on-a-https-site":
+            ("code", "llm_webkit_code"),
+        "https://oi-wiki.org/lang/class/": ("code", "oi_wiki_lang"),
+        "https://oi-wiki.org/tools/editor/emacs/": ("ambiguous", "oi_wiki_tools"),
+        "https://oi-wiki.org/math/number-theory/gcd/": ("non-code", "maths"),
+        "https://peps.python.org/pep-0202/": ("code", "pep"),
+        "https://peps.python.org/pep-0494/": ("non-code", "pep_release_schedule"),
+        "https://peps.python.org/pep-2026/": ("ambiguous", "pep_process"),
+        "https://docs.pingcap.com/zh/tidb/stable/sql-statement-select": ("code", "tidb_sql"),
+        "https://docs.pingcap.com/zh/tidb/stable/release-6.5.9": ("non-code", "tidb_release_notes"),
+        "https://docs.pingcap.com/zh/tidb/stable/tiup-cluster": ("ambiguous", "tidb_ops"),
+        "https://nodejs.org/en/blog/release/v12.13.1": ("non-code", "nodejs_news"),
+        "https://www.offconvex.org/2021/10/27/node-js-v7-has-updated-v8-to-5-4/": ("ambiguous", "nodejs_features"),
+        "https://cp-algorithms.com/algebra/binary-exp.html": ("ambiguous", "cp_algorithms"),
+    }
+    assert {u: lab.get(u) for u in expect} == expect
+    for u, want in devcrawl.REAL_CODE_LABELS.items():
+        assert lab.get(u, (want, ""))[0] == want, u
+    maths = {r["url"] for r in _labels(out) if r["label"] == "math"}
+    assert all(lab[u][0] == "non-code" or lab[u][1] == "cp_algorithms" for u in maths)
+    assert all(lab[r["url"]][0] == "non-code" for r in _labels(out)
+               if r["site"] in ("en.wikipedia.org", "based.cooking", "football.example.org"))
+    devcrawl.build(str(shared_data), str(code))
+    assert not (code / "labels_code.jsonl").exists()
+    assert (code / "manifest.json").read_bytes() == (out / "manifest.json").read_bytes()
+    with pytest.raises(SystemExit):
+        devcrawl.main(["--data", str(shared_data), "--out", str(code), "--label-domain", "maths"])
+
 # ---------------------------------------------------------------- the loop on it (the issue's targets)
 @pytest.fixture(scope="module")
 def devloop(spark, shared_data, tmp_path_factory):
