@@ -21,7 +21,7 @@ from .. import classify as C
 from .. import fs as fsmod
 from .. import schemas
 from ..config import ClassifierConfig, SelectConfig
-from .io import struct
+from .arrow import map_rows
 
 # score buckets used to find the page where a token budget runs out (see select_pages)
 BUDGET_BUCKETS = 1 << 12
@@ -44,14 +44,12 @@ def _union(dfs: list):
 def _seed_langs(spark, pos):
     """``pos`` (uid, text, page_lang) with ``lang``: the page's language, else detected from the text."""
     from ..lang import detect_lang
-    from .io import rdd_to_df
 
     def run(rows):
         for uid, text, page_lang in rows:
             yield uid, text, page_lang or detect_lang(text or "")
 
-    return rdd_to_df(spark, pos.select("uid", "text", "page_lang").rdd.mapPartitions(run),
-                     "uid STRING, text STRING, lang STRING")
+    return map_rows(pos.select("uid", "text", "page_lang"), run, "uid STRING, text STRING, lang STRING")
 
 
 def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: int,
@@ -202,7 +200,6 @@ def write_training_files(spark, pos_df, neg_df, cfg: ClassifierConfig, random_se
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    from .io import rdd_to_df
     from .sample import smallest_k
 
     docs = (pos_df.select(F.lit(label).alias("label"), "uid", "text")
@@ -211,7 +208,7 @@ def write_training_files(spark, pos_df, neg_df, cfg: ClassifierConfig, random_se
     ho = ((F.xxhash64(F.lit(int(random_seed)), F.lit("holdout"), F.col("label"), F.col("text")) / F.lit(2.0 ** 64)
            + F.lit(0.5)) < F.lit(frac)) if frac > 0 else F.lit(False)
     docs = docs.select("label", "uid", "text", ho.alias("holdout"))
-    lines = rdd_to_df(spark, docs.rdd.mapPartitions(_lines_partition(cfg)), LINES_DDL)
+    lines = map_rows(docs, _lines_partition(cfg), LINES_DDL)
     lines = lines.persist(StorageLevel.MEMORY_AND_DISK)
     try:
         stats = {(r["label"], bool(r["holdout"])): (int(r["docs"]), int(r["lines"])) for r in
@@ -414,8 +411,7 @@ def prepare_pages(spark, pages_df, cfg: ClassifierConfig):
         for page_id, text in rows:
             yield page_id, clf.prepare(text, cfg)
 
-    rdd = pages_df.select("page_id", "text").rdd.mapPartitions(run)
-    return spark.createDataFrame(rdd, struct(schemas.PREPARED), verifySchema=False)
+    return map_rows(pages_df.select("page_id", "text"), run, schemas.PREPARED)
 
 
 def score_pages(spark, pages_df, model_dir: str, cfg: ClassifierConfig, *,
@@ -429,9 +425,7 @@ def score_pages(spark, pages_df, model_dir: str, cfg: ClassifierConfig, *,
     ``prepared``: ``pages_df`` holds ``page_id, line`` (:func:`prepare_pages`), predicted as they are."""
     ship = _ship_model(spark, model_dir, via_spark_files)
     text = "line" if prepared else "text"
-    rdd = pages_df.select("page_id", text).rdd.mapPartitions(_score_partition(ship, cfg, prepared))
-    # rows come out in schema order with the right types: no per-row verification pass
-    return spark.createDataFrame(rdd, struct(schemas.SCORES), verifySchema=False)
+    return map_rows(pages_df.select("page_id", text), _score_partition(ship, cfg, prepared), schemas.SCORES)
 
 
 # ---------------------------------------------------------------- selection
@@ -485,18 +479,16 @@ def select_pages(spark, scores_df, pages_df, cfg: SelectConfig, stats: Optional[
     if cut_bucket is None:                                       # everything fits
         return joined.select(*cols)
     above = joined.where(F.col("bucket") > cut_bucket)
-    # the edge bucket: a distributed sort, then a prefix sum over its partitions
+    # the edge bucket: a distributed sort, then a prefix sum over its partitions (each row tagged
+    # with the partition of the sort that holds it).  The sort is computed once (a local checkpoint,
+    # released with the returned DataFrame): run twice, its range bounds come from a sample of rows
+    # in shuffle-read order, and the tags of the two runs would not match.
     srt = (joined.where(F.col("bucket") == cut_bucket).select(*cols)
-           .orderBy(F.desc("score"), F.asc("page_id")).rdd)
-
-    def totals(i, rows):
-        n = t = 0
-        for r in rows:
-            n += 1
-            t += r[2]
-        yield i, n, t
-
-    sums = sorted(srt.mapPartitionsWithIndex(totals).collect())   # one small row per partition
+           .orderBy(F.desc("score"), F.asc("page_id")).withColumn("_part", F.spark_partition_id())
+           .localCheckpoint(eager=True))
+    sums = sorted((int(r["_part"]), int(r["n"]), int(r["t"] or 0)) for r in
+                  srt.groupBy("_part").agg(F.count(F.lit(1)).alias("n"), F.sum("n_tokens").alias("t"))
+                  .collect())                                    # one small row per non-empty partition
     if stats is not None:
         stats["edge_partition_rows"] = [n for _, n, _ in sums]
     offsets, acc = {}, 0
@@ -504,15 +496,17 @@ def select_pages(spark, scores_df, pages_df, cfg: SelectConfig, stats: Optional[
         offsets[i] = acc
         acc += t
 
-    def keep(i, rows):
-        cum = offsets.get(i, 0)
-        if cum > remaining:
-            return
+    def keep(rows):
+        cum = None
         for r in rows:
+            if cum is None:
+                cum = offsets.get(r[3], 0)
+                if cum > remaining:
+                    return
             cum += r[2]
             if cum > remaining:
                 return
-            yield tuple(r)
+            yield r[:3]
 
-    edge = spark.createDataFrame(srt.mapPartitionsWithIndex(keep), struct(schemas.COLLECTED), verifySchema=False)
+    edge = map_rows(srt, keep, schemas.COLLECTED)
     return above.select(*cols).unionByName(edge)

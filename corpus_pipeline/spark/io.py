@@ -65,11 +65,8 @@ def write_counted(df, path: str, ddl: Optional[str] = None, partitions: Optional
 
 
 def rows_to_df(spark, rows: Iterable[tuple], ddl: str, num_slices: Optional[int] = None):
-    """A DataFrame from driver-side rows (small tables only: worksheets, domains, seeds)."""
-    rdd = spark.sparkContext.parallelize(list(rows), num_slices or 1)
-    return spark.createDataFrame(rdd, struct(ddl))
+    """A DataFrame from driver-side rows (small tables only: worksheets, domains, seeds), in
+    ``num_slices`` partitions (default 1) cut as ``parallelize`` cuts them (:func:`.arrow.local_rows`)."""
+    from .arrow import local_rows
 
-
-def rdd_to_df(spark, rdd, ddl: str):
-    """A DataFrame from an RDD of tuples in schema order, with no type inference pass."""
-    return spark.createDataFrame(rdd, struct(ddl))
+    return local_rows(spark, rows, ddl, num_slices)
