@@ -20,12 +20,31 @@ from typing import Callable, Iterable, Optional, Sequence
 BATCH_ROWS = 1024          # rows per output record batch (Spark's input batches: maxRecordsPerBatch)
 
 
-def _struct(schema):
-    if isinstance(schema, str):
-        from .io import struct
+def struct(ddl: str):
+    """The ``StructType`` of a DDL string (every field nullable), on pyspark 3.5 and 4.x.
 
-        return struct(schema)
-    return schema
+    ``StructType.fromDDL`` is 4.x only, so the flat DDLs of ``schemas.py`` (scalar
+    types) are built here without a JVM; anything else falls back to Spark's own parser.
+    """
+    from pyspark.sql import types as T
+
+    scalars = {"STRING": T.StringType, "BIGINT": T.LongType, "INT": T.IntegerType, "INTEGER": T.IntegerType,
+               "BOOLEAN": T.BooleanType, "DOUBLE": T.DoubleType, "FLOAT": T.FloatType, "SMALLINT": T.ShortType,
+               "TINYINT": T.ByteType, "BINARY": T.BinaryType, "DATE": T.DateType, "TIMESTAMP": T.TimestampType}
+    fields = []
+    for part in ddl.split(","):
+        name, _, typ = part.strip().partition(" ")
+        t = scalars.get(typ.strip().upper())
+        if not name or t is None:
+            if hasattr(T.StructType, "fromDDL"):
+                return T.StructType.fromDDL(ddl)
+            return T._parse_datatype_string(ddl)     # pyspark 3.5: needs the active SparkContext
+        fields.append(T.StructField(name, t(), True))
+    return T.StructType(fields)
+
+
+def _struct(schema):
+    return struct(schema) if isinstance(schema, str) else schema
 
 
 def arrow_type(dt):

@@ -317,31 +317,31 @@ def train_iteration(spark, pages_df, seed_df, model_dir: str, cfg: ClassifierCon
 
 
 # ---------------------------------------------------------------- scoring
-_SHIPPED: dict = {}      # (SparkContext, model uri) -> name registered with addFile
-
-
 def _ship_model(spark, model_dir: str, via_spark_files: Optional[bool] = None) -> tuple[str, str]:
-    """('path', p): executors open the local path p directly (local master, local model);
-    ('spark_file', name): the model was registered with ``SparkContext.addFile`` under a
-    name unique to its path, once per SparkContext (a second scoring of the same model
-    reuses it), and executors fetch it once each with ``SparkFiles.get(name)``.
+    """('path', p): executors open the local path p directly (classic local master, local model);
+    ('spark_file', name): the model was shipped to the executors under a name unique to its
+    path (:func:`corpus_pipeline.spark.classic.ship_file`: ``SparkContext.addFile``, or a file
+    artifact on Spark Connect), once per session (a second scoring of the same model reuses it),
+    and executors open it once each (``classic.shipped_path``).
 
     Spark refuses a second file of the same name from another path, and every
-    iteration's model is ``model.bin``: the registered file is a hard link (local
-    model) or a copy made by the run folder's filesystem (remote model; no copy
-    through the driver's Python) under the unique name, in a scratch place removed
+    iteration's model is ``model.bin``: the shipped file is a hard link (local
+    model) or a copy made by the run folder's filesystem (remote model, classic sessions only;
+    no copy through the driver's Python) under the unique name, in a scratch place removed
     when the command ends (:mod:`corpus_pipeline.scratch`)."""
     from .. import scratch
+    from . import classic
 
-    sc = spark.sparkContext
     uri = fsmod.join(model_dir, C.MODEL_FILE)   # every classifier kind writes model.bin (the contract)
     if via_spark_files is None:
-        via_spark_files = not (fsmod.is_local(model_dir) and sc.master.startswith("local"))
+        via_spark_files = not (fsmod.is_local(model_dir) and classic.is_classic(spark)
+                               and classic.master(spark).startswith("local"))
     if not via_spark_files:
         return "path", os.path.abspath(fsmod.local_path(uri))
-    key = (id(sc), fsmod.abspath(uri))
-    if key in _SHIPPED:
-        return "spark_file", _SHIPPED[key]
+    key = fsmod.abspath(uri)
+    done = classic.shipped_name(spark, key)
+    if done:
+        return "spark_file", done
     name = "model-" + hashlib.sha1(f"{fsmod.abspath(uri)}\x1f{time.time_ns()}".encode()).hexdigest()[:16] + ".bin"
     if fsmod.is_local(uri):
         d = scratch.mkdtemp("cp_model_")
@@ -353,18 +353,12 @@ def _ship_model(spark, model_dir: str, via_spark_files: Optional[bool] = None) -
             import shutil
 
             shutil.copyfile(src, link)
-        sc.addFile(link)
+        target = link
     else:
         target = fsmod.join(model_dir.rstrip("/") + ".ship", name)
         scratch.register(model_dir.rstrip("/") + ".ship")
-        jvm = spark._jvm
-        conf = spark._jsc.hadoopConfiguration()
-        src_p, dst_p = jvm.org.apache.hadoop.fs.Path(uri), jvm.org.apache.hadoop.fs.Path(target)
-        jvm.org.apache.hadoop.fs.FileUtil.copy(src_p.getFileSystem(conf), src_p, dst_p.getFileSystem(conf),
-                                               dst_p, False, conf)
-        sc.addFile(target)
-    _SHIPPED[key] = name
-    return "spark_file", name
+        classic.hadoop_copy(spark, uri, target)
+    return "spark_file", classic.ship_file(spark, target, name, key)
 
 
 def _score_partition(ship: tuple[str, str], cfg: ClassifierConfig, prepared: bool = False):
@@ -381,9 +375,9 @@ def _score_partition(ship: tuple[str, str], cfg: ClassifierConfig, prepared: boo
     def run(rows):
         path = where
         if kind == "spark_file":
-            from pyspark import SparkFiles
+            from .classic import shipped_path
 
-            path = SparkFiles.get(where)
+            path = shipped_path(where)
         model = clf.load(path)              # once per executor Python process (cached)
         ids, texts = [], []
         for page_id, text in rows:
@@ -419,9 +413,9 @@ def score_pages(spark, pages_df, model_dir: str, cfg: ClassifierConfig, *,
     """Every page's P(math) with ``model_dir/model.bin``: a DataFrame in ``schemas.SCORES``.
 
     The model reaches the executors as a local path (local master and local model folder)
-    or through ``SparkContext.addFile`` (otherwise, or ``via_spark_files=True``); each
+    or shipped to the executors (otherwise, or ``via_spark_files=True``: :func:`_ship_model`); each
     executor Python process loads it once (:func:`corpus_pipeline.classify.load_model`)
-    and scores ``cfg.score_batch_size`` pages per fastText call inside ``mapPartitions``.
+    and scores ``cfg.score_batch_size`` pages per fastText call inside ``mapInArrow``.
     ``prepared``: ``pages_df`` holds ``page_id, line`` (:func:`prepare_pages`), predicted as they are."""
     ship = _ship_model(spark, model_dir, via_spark_files)
     text = "line" if prepared else "text"

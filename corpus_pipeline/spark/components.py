@@ -78,7 +78,9 @@ def connected_components(edges: DataFrame, checkpoint_dir: Optional[str] = None,
     """
     spark = edges.sparkSession
     if checkpoint_dir:
-        spark.sparkContext.setCheckpointDir(checkpoint_dir)
+        from .classic import set_checkpoint_dir
+
+        set_checkpoint_dir(spark, checkpoint_dir)
     e = _norm(edges).persist()
     rounds = 0
     while not _converged(e):

@@ -56,6 +56,7 @@ from ..dedup import minhash as mh
 from ..schemas import DUPLICATES, columns
 from .components import materialize, connected_components
 from .arrow import local_rows, map_rows
+from .classic import set_checkpoint_dir
 
 BANDS_DDL = "page_id STRING, band INT, bkey BIGINT"
 SHINGLES_DDL = "page_id STRING, n_chars INT, sh ARRAY<BIGINT>"
@@ -150,7 +151,7 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
     returned DataFrames read from: delete it only after they are written.
     """
     ckpt = fsmod.to_spark_uri(checkpoint_dir)
-    spark.sparkContext.setCheckpointDir(ckpt)
+    set_checkpoint_dir(spark, ckpt)
     timings: dict = {}
     clock = [time.perf_counter()]
 

@@ -47,11 +47,15 @@ def configured_master(cfg: Optional[SparkConfig] = None) -> str:
 
     active = SparkSession.getActiveSession()
     if active is not None:
-        return active.sparkContext.master
-    if os.environ.get("PYSPARK_GATEWAY_PORT"):
-        from pyspark import SparkConf, SparkContext
+        from .classic import master
 
-        SparkContext._ensure_initialized()
+        return master(active)
+    if os.environ.get("PYSPARK_GATEWAY_PORT"):
+        from pyspark import SparkConf
+
+        from .classic import attach_submit_jvm
+
+        attach_submit_jvm()
         return SparkConf().get("spark.master", "local[*]")
     return "local[*]"
 
@@ -119,12 +123,14 @@ def get_spark(cfg: Optional[SparkConfig] = None, quiet: bool = False, run: Optio
         return active
     cfg = cfg or SparkConfig()
     builder = SparkSession.builder.appName(cfg.app_name)
-    from pyspark import SparkConf, SparkContext
+    from pyspark import SparkConf
+
+    from . import classic
 
     if os.environ.get("PYSPARK_GATEWAY_PORT"):
         # launched by spark-submit: connect to its JVM first, or SparkConf() is an empty
         # Python-side dict and spark-submit's --master/--conf would be silently ignored
-        SparkContext._ensure_initialized()
+        classic.attach_submit_jvm()
     existing = SparkConf()  # holds spark-submit's --master/--conf when launched by it
     if cfg.master:
         builder = builder.master(cfg.master)
@@ -140,7 +146,7 @@ def get_spark(cfg: Optional[SparkConfig] = None, quiet: bool = False, run: Optio
     for k, v in (cfg.conf or {}).items():
         builder = builder.config(k, str(v))
     log_file = None
-    if SparkContext._gateway is None and not os.environ.get("PYSPARK_GATEWAY_PORT") \
+    if not classic.jvm_started() and not os.environ.get("PYSPARK_GATEWAY_PORT") \
             and not _under_spark_submit() and not _user_log4j_config(cfg) and os.path.isfile(LOG4J2_PROPERTIES):
         # this call starts the driver JVM: give it the project's log configuration, through the
         # launcher's SPARK_SUBMIT_OPTS (read only while it starts the JVM), so that a
@@ -162,13 +168,13 @@ def get_spark(cfg: Optional[SparkConfig] = None, quiet: bool = False, run: Optio
         _spark_log = log_file
     else:
         spark = builder.getOrCreate()
-        spark.sparkContext.setLogLevel(cfg.log_level)
+        classic.set_log_level(spark, cfg.log_level)
     if not cfg.shuffle_partitions and "spark.sql.shuffle.partitions" not in (cfg.conf or {}) \
             and not existing.contains("spark.sql.shuffle.partitions"):
         # small machines and small runs: 200 shuffle partitions is mostly overhead
-        spark.conf.set("spark.sql.shuffle.partitions", str(max(2, 2 * spark.sparkContext.defaultParallelism)))
+        spark.conf.set("spark.sql.shuffle.partitions", str(max(2, 2 * classic.default_parallelism(spark))))
     if not quiet:
-        url = spark.sparkContext.uiWebUrl
-        print(f"[spark] master={spark.sparkContext.master} ui={url or 'disabled'}"
+        url = classic.ui_url(spark)
+        print(f"[spark] master={classic.master(spark)} ui={url or 'disabled'}"
               + (f" log={log_file}" if log_file else ""), flush=True)
     return spark
