@@ -35,10 +35,13 @@ def _under_spark_submit() -> bool:
 def configured_master(cfg: Optional[SparkConfig] = None) -> str:
     """The master :func:`get_spark` will use, known before any SparkContext exists.
 
-    ``spark.conf["spark.master"]``, then ``spark.master``, then spark-submit's ``--master``
+    ``spark.remote`` (or ``SPARK_REMOTE``: a Spark Connect URL), then ``spark.conf["spark.master"]``, then
+    ``spark.master``, then spark-submit's ``--master``
     (read from its already running JVM), else ``local[*]``.  Starts no JVM of its own.
     """
     cfg = cfg or SparkConfig()
+    if remote_url(cfg):
+        return remote_url(cfg)
     if (cfg.conf or {}).get("spark.master"):
         return str(cfg.conf["spark.master"])
     if cfg.master:
@@ -105,6 +108,33 @@ def _user_log4j_config(cfg: SparkConfig) -> bool:
         any(s in p for p in places for s in _LOG4J_FILE_SETTINGS)
 
 
+def remote_url(cfg: Optional[SparkConfig] = None) -> Optional[str]:
+    """The Spark Connect URL to use: ``spark.remote``, else ``SPARK_REMOTE``; None: a classic session."""
+    return (getattr(cfg, "remote", None) if cfg is not None else None) or os.environ.get("SPARK_REMOTE") or None
+
+
+def _connect_session(cfg: SparkConfig, url: str, quiet: bool):
+    """A Spark Connect session to ``url`` (``sc://host:port``; pyspark 4.x also starts a local
+    Connect server for ``local[N]``) with ``cfg``'s runtime settings."""
+    from pyspark.sql import SparkSession
+
+    from ..errors import UsageError
+
+    builder = SparkSession.builder.remote(url).appName(cfg.app_name)
+    if cfg.shuffle_partitions:
+        builder = builder.config("spark.sql.shuffle.partitions", str(cfg.shuffle_partitions))
+    for k, v in (cfg.conf or {}).items():
+        builder = builder.config(k, str(v))
+    try:
+        spark = builder.getOrCreate()
+    except ImportError as e:
+        raise UsageError(f"spark.remote = {url}: a Spark Connect session needs pyspark's Connect client "
+                         f"(pip install 'pyspark[connect]'): {e}") from None
+    if not quiet:
+        print(f"[spark] remote={url} (Spark Connect)", flush=True)
+    return spark
+
+
 def get_spark(cfg: Optional[SparkConfig] = None, quiet: bool = False, run: Optional[str] = None):
     """The active SparkSession, or a new one from ``cfg``.
 
@@ -122,6 +152,9 @@ def get_spark(cfg: Optional[SparkConfig] = None, quiet: bool = False, run: Optio
     if active is not None:
         return active
     cfg = cfg or SparkConfig()
+    remote = remote_url(cfg)
+    if remote:
+        return _connect_session(cfg, remote, quiet)
     builder = SparkSession.builder.appName(cfg.app_name)
     from pyspark import SparkConf
 
