@@ -93,16 +93,19 @@ def ui_url(spark) -> Optional[str]:
 
 
 def set_checkpoint_dir(spark, uri: str) -> None:
-    """Where ``DataFrame.checkpoint`` writes: ``SparkContext.setCheckpointDir`` on a classic session;
-    on Spark Connect the ``spark.checkpoint.dir`` setting, where the server lets a session set it
-    (otherwise its own setting applies)."""
+    """Where ``DataFrame.checkpoint`` writes: ``SparkContext.setCheckpointDir`` on a classic session.
+    A Connect session cannot set it (``spark.checkpoint.dir`` is the server's, fixed when it starts):
+    there :func:`reliable_checkpoints` tells whether the server has one."""
     if is_classic(spark):
         spark.sparkContext.setCheckpointDir(uri)
-        return
-    try:
-        spark.conf.set("spark.checkpoint.dir", uri)
-    except Exception:  # noqa: BLE001 - a static setting on some servers: theirs applies
-        pass
+
+
+def reliable_checkpoints(spark) -> bool:
+    """``DataFrame.checkpoint`` can be used: always on a classic session (after
+    :func:`set_checkpoint_dir`); on Spark Connect when the server was started with
+    ``spark.checkpoint.dir`` (otherwise callers use local checkpoints: the same rows, kept by the
+    executors instead of written to the folder)."""
+    return is_classic(spark) or bool(_conf(spark, "spark.checkpoint.dir"))
 
 
 def status_tracker(spark):

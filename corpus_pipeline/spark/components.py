@@ -59,7 +59,9 @@ def _converged(e: DataFrame) -> bool:
 
 def materialize(df: DataFrame, reliable: bool) -> DataFrame:
     """Cut the lineage: reliable checkpoint (computed once, via a temporary cache) or local."""
-    if not reliable:
+    from .classic import reliable_checkpoints
+
+    if not reliable or not reliable_checkpoints(df.sparkSession):
         return df.localCheckpoint(eager=True)
     cached = df.persist()
     out = cached.checkpoint(eager=True)
