@@ -101,7 +101,8 @@ def run_job(n: int, max_result_size: str = "1m", partitions: int = 8, seed: int 
             driver_memory: str = "2g") -> dict:
     from corpus_pipeline.config import DedupConfig, SparkConfig
     from corpus_pipeline.schemas import PAGES
-    from corpus_pipeline.spark.io import rdd_to_df, read_table, write_table
+    from corpus_pipeline.spark.arrow import map_rows
+    from corpus_pipeline.spark.io import read_table, write_table
     from corpus_pipeline.spark.minhash import near_dedup
     from corpus_pipeline.spark.session import get_spark
 
@@ -112,8 +113,8 @@ def run_job(n: int, max_result_size: str = "1m", partitions: int = 8, seed: int 
             "spark.sql.shuffle.partitions": str(partitions)}), quiet=True)
         assert spark.sparkContext.getConf().get("spark.driver.maxResultSize") == max_result_size
         t0 = time.time()
-        src = spark.sparkContext.range(0, n, numSlices=partitions).map(lambda i: (i,))
-        write_table(rdd_to_df(spark, src.mapPartitions(_gen_partition(seed)), PAGES), f"{tmp}/pages", PAGES)
+        src = spark.range(0, n, 1, partitions)
+        write_table(map_rows(src, _gen_partition(seed), PAGES), f"{tmp}/pages", PAGES)
         t_gen = time.time() - t0
         pages = read_table(spark, f"{tmp}/pages", PAGES)
         t0 = time.time()

@@ -42,6 +42,9 @@ def opt(default: Any = dataclasses.MISSING, help: str = "", *,
 class SparkConfig:
     master: Optional[str] = opt(
         None, "Spark master URL; unset: the one spark-submit hands the driver, else `local[*]`")
+    remote: Optional[str] = opt(
+        None, "Spark Connect URL (`sc://host:15002`; also `SPARK_REMOTE`): a Connect session instead of a classic "
+              "one (needs `pyspark[connect]`; Hadoop-URI run folders and inputs stay classic-only)")
     app_name: str = opt("corpus_pipeline", "Spark application name")
     driver_memory: Optional[str] = opt(
         None, "driver memory, e.g. \"4g\"; only applies when the command starts the JVM itself")

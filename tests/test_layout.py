@@ -1,6 +1,8 @@
 """The package's layering, read from the source: pyspark is imported only by the Spark layer
-(``corpus_pipeline/spark/``; ``fs.HadoopFS`` reaches Hadoop filesystems through the session's JVM),
-and no two modules import each other, directly or around a cycle (imports inside functions count)."""
+(``corpus_pipeline/spark/``; ``fs`` re-exports ``HadoopFS``, which reaches Hadoop filesystems through
+the session's JVM), no two modules import each other, directly or around a cycle (imports inside
+functions count), and only ``spark/classic.py`` uses what a Spark Connect session lacks (RDDs, the
+SparkContext, ``SparkFiles``, the py4j gateway, broadcast variables)."""
 from __future__ import annotations
 
 import ast
@@ -8,6 +10,13 @@ from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "corpus_pipeline"
 PYSPARK_OUTSIDE_SPARK = {"fs.py"}
+CLASSIC_ADAPTER = "spark/classic.py"
+# attributes and names only a classic session has (Spark Connect raises on them)
+CLASSIC_ATTRS = {"rdd", "sparkContext", "_jvm", "_jsc", "_jdf", "_jcol", "_gateway", "mapPartitions",
+                 "mapPartitionsWithIndex", "parallelize", "emptyRDD", "addFile", "setCheckpointDir",
+                 "statusTracker", "hadoopConfiguration", "_ensure_initialized"}
+CLASSIC_NAMES = {"SparkContext", "SparkFiles", "Broadcast", "RDD"}
+HINT_MODULES = {"F", "functions"}          # F.broadcast(df): a join hint, not a broadcast variable
 
 
 def _modules() -> dict[str, Path]:
@@ -118,3 +127,52 @@ def test_xdist_keeps_a_group_on_one_worker(tmp_path):
         assert test.endswith("@" + file), test                   # the group joined the test's id
         workers.setdefault(file, set()).add(gw)
     assert set(workers) == set(files) and all(len(w) == 1 for w in workers.values()), workers
+
+
+def classic_uses(source: str) -> list[tuple[int, str]]:
+    """(line, what) of every use of a classic-only Spark API in ``source``: the attributes and names
+    above (also as imported names) and ``x.broadcast(...)`` calls other than the join hint."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and (node.attr in CLASSIC_ATTRS or node.attr in CLASSIC_NAMES):
+            out.append((node.lineno, "." + node.attr))
+        elif isinstance(node, ast.Name) and node.id in CLASSIC_NAMES:
+            out.append((node.lineno, node.id))
+        elif isinstance(node, ast.alias) and node.name.split(".")[-1] in CLASSIC_NAMES:
+            out.append((getattr(node, "lineno", 0), "import " + node.name))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "broadcast" \
+                and not (isinstance(node.func.value, ast.Name) and node.func.value.id in HINT_MODULES):
+            out.append((node.lineno, ".broadcast()"))
+    return sorted(set(out))
+
+
+def test_classic_only_spark_apis_stay_in_the_adapter():
+    """Every module but ``spark/classic.py`` uses the DataFrame and Arrow APIs only (what Spark Connect
+    offers): RDDs, the SparkContext, SparkFiles, the py4j gateway and broadcast variables go through
+    the adapter."""
+    offenders = []
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(PKG).as_posix()
+        if rel == CLASSIC_ADAPTER:
+            continue
+        offenders += [f"{rel}:{line}: {what}" for line, what in classic_uses(path.read_text(encoding="utf-8"))]
+    assert offenders == []
+
+
+def test_the_classic_guard_sees_each_kind_of_use():
+    src = """
+from pyspark import SparkFiles
+from pyspark.sql import functions as F
+a = df.rdd.mapPartitions(f)
+b = spark.sparkContext.defaultParallelism
+c = spark._jvm.org.apache.hadoop.fs.Path("x")
+d = spark._jsc.hadoopConfiguration()
+e = sc.broadcast(index)
+g = df.join(F.broadcast(small), "k")
+h = SparkFiles.get("m")
+"""
+    found = {what for _, what in classic_uses(src)}
+    assert {".rdd", ".mapPartitions", ".sparkContext", "._jvm", "._jsc", ".hadoopConfiguration", ".broadcast()",
+            "import SparkFiles", "SparkFiles"} <= found
+    assert [w for line, w in classic_uses(src) if line == 9] == []     # the join hint (line 9) is fine
+    assert classic_uses("df.hint('broadcast'); spark.range(3).mapInArrow(f, 'id BIGINT')") == []

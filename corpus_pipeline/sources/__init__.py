@@ -112,7 +112,9 @@ def resolve(inputs: list[str], cfg, spark=None, list_hadoop: bool = True) -> lis
     for scheme in sorted({hadoop.scheme(r) for r in out if kind(r) == "hadoop"}):
         hadoop.check_readable(next(r for r in out if hadoop.scheme(r) == scheme))
     if spark is not None:
-        master = spark.sparkContext.master
+        from ..spark.classic import master as master_of
+
+        master = master_of(spark)
         if not is_local_master(master) and not cfg.shared_local_paths:
             bad = [r for r in out if kind(r) == "local"]
             if bad:

@@ -21,7 +21,7 @@ from .. import classify as C
 from .. import fs as fsmod
 from .. import schemas
 from ..config import ClassifierConfig, SelectConfig
-from .io import struct
+from .arrow import map_rows
 
 # score buckets used to find the page where a token budget runs out (see select_pages)
 BUDGET_BUCKETS = 1 << 12
@@ -44,14 +44,12 @@ def _union(dfs: list):
 def _seed_langs(spark, pos):
     """``pos`` (uid, text, page_lang) with ``lang``: the page's language, else detected from the text."""
     from ..lang import detect_lang
-    from .io import rdd_to_df
 
     def run(rows):
         for uid, text, page_lang in rows:
             yield uid, text, page_lang or detect_lang(text or "")
 
-    return rdd_to_df(spark, pos.select("uid", "text", "page_lang").rdd.mapPartitions(run),
-                     "uid STRING, text STRING, lang STRING")
+    return map_rows(pos.select("uid", "text", "page_lang"), run, "uid STRING, text STRING, lang STRING")
 
 
 def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: int,
@@ -202,7 +200,6 @@ def write_training_files(spark, pos_df, neg_df, cfg: ClassifierConfig, random_se
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    from .io import rdd_to_df
     from .sample import smallest_k
 
     docs = (pos_df.select(F.lit(label).alias("label"), "uid", "text")
@@ -211,7 +208,7 @@ def write_training_files(spark, pos_df, neg_df, cfg: ClassifierConfig, random_se
     ho = ((F.xxhash64(F.lit(int(random_seed)), F.lit("holdout"), F.col("label"), F.col("text")) / F.lit(2.0 ** 64)
            + F.lit(0.5)) < F.lit(frac)) if frac > 0 else F.lit(False)
     docs = docs.select("label", "uid", "text", ho.alias("holdout"))
-    lines = rdd_to_df(spark, docs.rdd.mapPartitions(_lines_partition(cfg)), LINES_DDL)
+    lines = map_rows(docs, _lines_partition(cfg), LINES_DDL)
     lines = lines.persist(StorageLevel.MEMORY_AND_DISK)
     try:
         stats = {(r["label"], bool(r["holdout"])): (int(r["docs"]), int(r["lines"])) for r in
@@ -320,31 +317,31 @@ def train_iteration(spark, pages_df, seed_df, model_dir: str, cfg: ClassifierCon
 
 
 # ---------------------------------------------------------------- scoring
-_SHIPPED: dict = {}      # (SparkContext, model uri) -> name registered with addFile
-
-
 def _ship_model(spark, model_dir: str, via_spark_files: Optional[bool] = None) -> tuple[str, str]:
-    """('path', p): executors open the local path p directly (local master, local model);
-    ('spark_file', name): the model was registered with ``SparkContext.addFile`` under a
-    name unique to its path, once per SparkContext (a second scoring of the same model
-    reuses it), and executors fetch it once each with ``SparkFiles.get(name)``.
+    """('path', p): executors open the local path p directly (classic local master, local model);
+    ('spark_file', name): the model was shipped to the executors under a name unique to its
+    path (:func:`corpus_pipeline.spark.classic.ship_file`: ``SparkContext.addFile``, or a file
+    artifact on Spark Connect), once per session (a second scoring of the same model reuses it),
+    and executors open it once each (``classic.shipped_path``).
 
     Spark refuses a second file of the same name from another path, and every
-    iteration's model is ``model.bin``: the registered file is a hard link (local
-    model) or a copy made by the run folder's filesystem (remote model; no copy
-    through the driver's Python) under the unique name, in a scratch place removed
+    iteration's model is ``model.bin``: the shipped file is a hard link (local
+    model) or a copy made by the run folder's filesystem (remote model, classic sessions only;
+    no copy through the driver's Python) under the unique name, in a scratch place removed
     when the command ends (:mod:`corpus_pipeline.scratch`)."""
     from .. import scratch
+    from . import classic
 
-    sc = spark.sparkContext
     uri = fsmod.join(model_dir, C.MODEL_FILE)   # every classifier kind writes model.bin (the contract)
     if via_spark_files is None:
-        via_spark_files = not (fsmod.is_local(model_dir) and sc.master.startswith("local"))
+        via_spark_files = not (fsmod.is_local(model_dir) and classic.is_classic(spark)
+                               and classic.master(spark).startswith("local"))
     if not via_spark_files:
         return "path", os.path.abspath(fsmod.local_path(uri))
-    key = (id(sc), fsmod.abspath(uri))
-    if key in _SHIPPED:
-        return "spark_file", _SHIPPED[key]
+    key = fsmod.abspath(uri)
+    done = classic.shipped_name(spark, key)
+    if done:
+        return "spark_file", done
     name = "model-" + hashlib.sha1(f"{fsmod.abspath(uri)}\x1f{time.time_ns()}".encode()).hexdigest()[:16] + ".bin"
     if fsmod.is_local(uri):
         d = scratch.mkdtemp("cp_model_")
@@ -356,18 +353,12 @@ def _ship_model(spark, model_dir: str, via_spark_files: Optional[bool] = None) -
             import shutil
 
             shutil.copyfile(src, link)
-        sc.addFile(link)
+        target = link
     else:
         target = fsmod.join(model_dir.rstrip("/") + ".ship", name)
         scratch.register(model_dir.rstrip("/") + ".ship")
-        jvm = spark._jvm
-        conf = spark._jsc.hadoopConfiguration()
-        src_p, dst_p = jvm.org.apache.hadoop.fs.Path(uri), jvm.org.apache.hadoop.fs.Path(target)
-        jvm.org.apache.hadoop.fs.FileUtil.copy(src_p.getFileSystem(conf), src_p, dst_p.getFileSystem(conf),
-                                               dst_p, False, conf)
-        sc.addFile(target)
-    _SHIPPED[key] = name
-    return "spark_file", name
+        classic.hadoop_copy(spark, uri, target)
+    return "spark_file", classic.ship_file(spark, target, name, key)
 
 
 def _score_partition(ship: tuple[str, str], cfg: ClassifierConfig, prepared: bool = False):
@@ -384,9 +375,9 @@ def _score_partition(ship: tuple[str, str], cfg: ClassifierConfig, prepared: boo
     def run(rows):
         path = where
         if kind == "spark_file":
-            from pyspark import SparkFiles
+            from .classic import shipped_path
 
-            path = SparkFiles.get(where)
+            path = shipped_path(where)
         model = clf.load(path)              # once per executor Python process (cached)
         ids, texts = [], []
         for page_id, text in rows:
@@ -414,8 +405,7 @@ def prepare_pages(spark, pages_df, cfg: ClassifierConfig):
         for page_id, text in rows:
             yield page_id, clf.prepare(text, cfg)
 
-    rdd = pages_df.select("page_id", "text").rdd.mapPartitions(run)
-    return spark.createDataFrame(rdd, struct(schemas.PREPARED), verifySchema=False)
+    return map_rows(pages_df.select("page_id", "text"), run, schemas.PREPARED)
 
 
 def score_pages(spark, pages_df, model_dir: str, cfg: ClassifierConfig, *,
@@ -423,15 +413,13 @@ def score_pages(spark, pages_df, model_dir: str, cfg: ClassifierConfig, *,
     """Every page's P(math) with ``model_dir/model.bin``: a DataFrame in ``schemas.SCORES``.
 
     The model reaches the executors as a local path (local master and local model folder)
-    or through ``SparkContext.addFile`` (otherwise, or ``via_spark_files=True``); each
+    or shipped to the executors (otherwise, or ``via_spark_files=True``: :func:`_ship_model`); each
     executor Python process loads it once (:func:`corpus_pipeline.classify.load_model`)
-    and scores ``cfg.score_batch_size`` pages per fastText call inside ``mapPartitions``.
+    and scores ``cfg.score_batch_size`` pages per fastText call inside ``mapInArrow``.
     ``prepared``: ``pages_df`` holds ``page_id, line`` (:func:`prepare_pages`), predicted as they are."""
     ship = _ship_model(spark, model_dir, via_spark_files)
     text = "line" if prepared else "text"
-    rdd = pages_df.select("page_id", text).rdd.mapPartitions(_score_partition(ship, cfg, prepared))
-    # rows come out in schema order with the right types: no per-row verification pass
-    return spark.createDataFrame(rdd, struct(schemas.SCORES), verifySchema=False)
+    return map_rows(pages_df.select("page_id", text), _score_partition(ship, cfg, prepared), schemas.SCORES)
 
 
 # ---------------------------------------------------------------- selection
@@ -485,18 +473,16 @@ def select_pages(spark, scores_df, pages_df, cfg: SelectConfig, stats: Optional[
     if cut_bucket is None:                                       # everything fits
         return joined.select(*cols)
     above = joined.where(F.col("bucket") > cut_bucket)
-    # the edge bucket: a distributed sort, then a prefix sum over its partitions
+    # the edge bucket: a distributed sort, then a prefix sum over its partitions (each row tagged
+    # with the partition of the sort that holds it).  The sort is computed once (a local checkpoint,
+    # released with the returned DataFrame): run twice, its range bounds come from a sample of rows
+    # in shuffle-read order, and the tags of the two runs would not match.
     srt = (joined.where(F.col("bucket") == cut_bucket).select(*cols)
-           .orderBy(F.desc("score"), F.asc("page_id")).rdd)
-
-    def totals(i, rows):
-        n = t = 0
-        for r in rows:
-            n += 1
-            t += r[2]
-        yield i, n, t
-
-    sums = sorted(srt.mapPartitionsWithIndex(totals).collect())   # one small row per partition
+           .orderBy(F.desc("score"), F.asc("page_id")).withColumn("_part", F.spark_partition_id())
+           .localCheckpoint(eager=True))
+    sums = sorted((int(r["_part"]), int(r["n"]), int(r["t"] or 0)) for r in
+                  srt.groupBy("_part").agg(F.count(F.lit(1)).alias("n"), F.sum("n_tokens").alias("t"))
+                  .collect())                                    # one small row per non-empty partition
     if stats is not None:
         stats["edge_partition_rows"] = [n for _, n, _ in sums]
     offsets, acc = {}, 0
@@ -504,15 +490,17 @@ def select_pages(spark, scores_df, pages_df, cfg: SelectConfig, stats: Optional[
         offsets[i] = acc
         acc += t
 
-    def keep(i, rows):
-        cum = offsets.get(i, 0)
-        if cum > remaining:
-            return
+    def keep(rows):
+        cum = None
         for r in rows:
+            if cum is None:
+                cum = offsets.get(r[3], 0)
+                if cum > remaining:
+                    return
             cum += r[2]
             if cum > remaining:
                 return
-            yield tuple(r)
+            yield r[:3]
 
-    edge = spark.createDataFrame(srt.mapPartitionsWithIndex(keep), struct(schemas.COLLECTED), verifySchema=False)
+    edge = map_rows(srt, keep, schemas.COLLECTED)
     return above.select(*cols).unionByName(edge)

@@ -59,7 +59,9 @@ def _converged(e: DataFrame) -> bool:
 
 def materialize(df: DataFrame, reliable: bool) -> DataFrame:
     """Cut the lineage: reliable checkpoint (computed once, via a temporary cache) or local."""
-    if not reliable:
+    from .classic import reliable_checkpoints
+
+    if not reliable or not reliable_checkpoints(df.sparkSession):
         return df.localCheckpoint(eager=True)
     cached = df.persist()
     out = cached.checkpoint(eager=True)
@@ -78,7 +80,9 @@ def connected_components(edges: DataFrame, checkpoint_dir: Optional[str] = None,
     """
     spark = edges.sparkSession
     if checkpoint_dir:
-        spark.sparkContext.setCheckpointDir(checkpoint_dir)
+        from .classic import set_checkpoint_dir
+
+        set_checkpoint_dir(spark, checkpoint_dir)
     e = _norm(edges).persist()
     rounds = 0
     while not _converged(e):

@@ -1,6 +1,6 @@
 """Spark layer of decontamination: the index is built once on the driver,
-broadcast, and applied to pages in ``mapPartitions`` (pure rules in
-``corpus_pipeline/decontam.py``)."""
+shared with the executors (a broadcast variable on a classic session: ``spark.classic.share``),
+and applied to pages in ``mapInArrow`` (pure rules in ``corpus_pipeline/decontam.py``)."""
 from __future__ import annotations
 
 import gzip
@@ -12,6 +12,8 @@ from .. import decontam as D
 from .. import fs as fsmod
 from ..errors import UsageError
 from ..schemas import CONTAMINATION, columns
+from .arrow import map_in_arrow
+from .classic import share
 from .io import struct, write_table
 
 _REMOVED, _LINES, _ROWS = "_dc_removed", "_dc_lines", "_dc_rows"
@@ -32,24 +34,41 @@ class DecontamResult:
             self._cached.unpersist()
 
 
-def _partition_fn(bc, cfg, text_pos: int, id_pos: Optional[int], url_pos: Optional[int]):
-    def run(rows):
-        from ..dedup.url import page_id as url_page_id
+def _arrow_fn(shared, cfg, text_pos: int, id_pos: Optional[int], url_pos: Optional[int], out_schema):
+    """mapInArrow function: each record batch comes back with its text column cleaned and three
+    columns added (removed, lines removed or flagged, contamination rows); the other columns pass
+    through as Arrow arrays, never converted to Python."""
+    def run(batches):
+        import pyarrow as pa
 
-        index = bc.value
-        for r in rows:
-            vals = list(r)
-            res = D.decontaminate_text(vals[text_pos], index, cfg)
-            contam = []
-            if res.rows:
-                pid = vals[id_pos] if id_pos is not None else None
-                if pid is None and url_pos is not None and vals[url_pos]:
-                    pid = url_page_id(vals[url_pos])
-                pid = None if pid is None else str(pid)
-                contam = [(pid,) + tuple(x) for x in res.rows]
-            if not res.removed:
-                vals[text_pos] = res.text
-            yield tuple(vals) + (bool(res.removed), int(res.lines_removed or res.lines_flagged), contam)
+        from ..dedup.url import page_id as url_page_id
+        from .arrow import arrow_type
+
+        extra = [arrow_type(f.dataType) for f in out_schema.fields[-3:]]
+        index = shared.value
+        for b in batches:
+            n = b.num_rows
+            texts = b.column(text_pos).to_pylist()
+            ids = b.column(id_pos).to_pylist() if id_pos is not None else [None] * n
+            urls = b.column(url_pos).to_pylist() if url_pos is not None else [None] * n
+            out_text, removed, lines, contam = [], [], [], []
+            for text, pid, url in zip(texts, ids, urls):
+                res = D.decontaminate_text(text, index, cfg)
+                rows = []
+                if res.rows:
+                    if pid is None and url:
+                        pid = url_page_id(url)
+                    pid = None if pid is None else str(pid)
+                    rows = [(pid,) + tuple(x) for x in res.rows]
+                out_text.append(text if res.removed else res.text)
+                removed.append(bool(res.removed))
+                lines.append(int(res.lines_removed or res.lines_flagged))
+                contam.append(rows)
+            cols = list(b.columns)
+            cols[text_pos] = pa.array(out_text, type=b.schema.field(text_pos).type)
+            cols += [pa.array(removed, type=extra[0]), pa.array(lines, type=extra[1]),
+                     pa.array(contam, type=extra[2])]
+            yield pa.RecordBatch.from_arrays(cols, names=[f.name for f in out_schema.fields])
     return run
 
 
@@ -73,16 +92,15 @@ def decontaminate_df(spark, corpus_df, benchmarks_dir: str, cfg) -> "DecontamRes
     if "page_id" not in names and "url" not in names:
         raise UsageError(f"the corpus needs a 'page_id' or 'url' column (columns: {', '.join(names)})")
     bm, index = build_broadcast_index(spark, benchmarks_dir, cfg)
-    bc = spark.sparkContext.broadcast(index)
-    fn = _partition_fn(bc, cfg, names.index("text"),
-                       names.index("page_id") if "page_id" in names else None,
-                       names.index("url") if "url" in names else None)
     out_schema = StructType(list(corpus_df.schema.fields) + [
         StructField(_REMOVED, BooleanType(), False),
         StructField(_LINES, IntegerType(), False),
         StructField(_ROWS, ArrayType(struct(CONTAMINATION)), False),
     ])
-    df = spark.createDataFrame(corpus_df.rdd.mapPartitions(fn), out_schema)
+    fn = _arrow_fn(share(spark, index), cfg, names.index("text"),
+                   names.index("page_id") if "page_id" in names else None,
+                   names.index("url") if "url" in names else None, out_schema)
+    df = map_in_arrow(corpus_df, fn, out_schema)
     df = df.persist(StorageLevel.MEMORY_AND_DISK)
 
     corpus = df.filter(~F.col(_REMOVED)).select(*[F.col(f"`{c}`") for c in names])

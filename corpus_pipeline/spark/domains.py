@@ -14,7 +14,8 @@ from __future__ import annotations
 from .. import domains as rules
 from .. import schemas
 from ..config import DomainConfig
-from .io import rdd_to_df, rows_to_df
+from .arrow import map_rows
+from .io import rows_to_df
 
 
 def _with_collected(pages_df, collected_df):
@@ -34,9 +35,8 @@ def _with_key(spark, df, key: str):
 
     if key == "host":
         return df.withColumn("dkey", F.col("host"))
-    hosts = df.select("host").distinct().rdd.mapPartitions(
-        lambda it: ((r.host, rules.domain_key(r.host, key)) for r in it))
-    keys = rdd_to_df(spark, hosts, "host STRING, dkey STRING")
+    keys = map_rows(df.select("host").distinct(),
+                    lambda it: ((host, rules.domain_key(host, key)) for (host,) in it), "host STRING, dkey STRING")
     return df.join(keys, "host", "left")
 
 
@@ -65,8 +65,6 @@ EXPLODED = ("host STRING, prefix STRING, depth INT, page_id STRING, url STRING, 
 def _explode_prefixes(df, depth: int):
     """One row per (page, prefix of ``domains.topical_prefixes``): the host's root and its topical
     folders, structural folders grouped into their parent (Python: the folder rules are regexes)."""
-    spark = df.sparkSession
-
     def run(rows):
         for host, path, page_id, url, title, collected, markup, score in rows:
             b = min(int((score or 0.0) * HIST_BINS), HIST_BINS - 1) if score is not None else 0
@@ -74,7 +72,7 @@ def _explode_prefixes(df, depth: int):
                 yield host, pre, d, page_id, url, title, bool(collected), bool(markup), b
 
     cols = ("host", "path", "page_id", "url", "title", "is_collected", "markup", "score")
-    return rdd_to_df(spark, df.select(*cols).rdd.mapPartitions(run), EXPLODED)
+    return map_rows(df.select(*cols), run, EXPLODED)
 
 
 def prefix_stats(spark, pages_df, collected_df, domains_df, cfg: DomainConfig, scores_df=None,

@@ -16,7 +16,9 @@ from ..config import Config
 from ..counters import Counts
 from ..ingest import process_source
 from ..profiles import for_config as profile_of
-from .io import rdd_to_df, rows_to_df, struct, write_table
+from .arrow import local_rows
+from .classic import default_parallelism
+from .io import rows_to_df, struct, write_table
 
 STAGE = "ingest"
 _COUNTER_COLS = ("c_stage", "c_reason", "c_source", "c_count")
@@ -32,7 +34,7 @@ STAGED = staged()
 
 
 def _task(cfg: Config):
-    """The mapPartitions function: a partition holds lists of file references."""
+    """The per-partition function: a partition holds lists of file references (one, in practice)."""
     ddl = schemas.extracted(profile_of(cfg).markup_column)
     n_cols = len(schemas.columns(ddl))
 
@@ -56,8 +58,10 @@ def _chunks(refs: list[str], n: int) -> list[list[str]]:
 def extract_to_staging(spark, refs: list[str], cfg: Config, path: str) -> None:
     """Run process_source over every file (one task per group) and write the staging table."""
     groups = _chunks(refs, cfg.ingest.files_per_task)
-    rdd = spark.sparkContext.parallelize(groups, len(groups)).mapPartitions(_task(cfg))
-    write_table(rdd_to_df(spark, rdd, staged(profile_of(cfg).markup_column)), path)
+    # one partition (one task) per group, as parallelize(groups, len(groups)) cut them
+    df = local_rows(spark, groups, staged(profile_of(cfg).markup_column), len(groups),
+                    fn=_task(cfg))
+    write_table(df, path)
 
 
 def url_dedup(pages):
@@ -93,7 +97,7 @@ def files_per_commit(spark, cfg: Config) -> int:
     """Files per committed extraction batch: the setting, or two task waves of the cluster."""
     if cfg.ingest.files_per_commit:
         return cfg.ingest.files_per_commit
-    return 2 * max(1, spark.sparkContext.defaultParallelism) * cfg.ingest.files_per_task
+    return 2 * max(1, default_parallelism(spark)) * cfg.ingest.files_per_task
 
 
 def read_batches(spark, paths: list[str], ddl: str = STAGED):

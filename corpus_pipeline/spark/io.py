@@ -4,29 +4,7 @@ from __future__ import annotations
 from typing import Iterable, Optional
 
 from .. import fs as fsmod
-
-
-def struct(ddl: str):
-    """The ``StructType`` of a DDL string (every field nullable), on pyspark 3.5 and 4.x.
-
-    ``StructType.fromDDL`` is 4.x only, so the flat DDLs of ``schemas.py`` (scalar
-    types) are built here without a JVM; anything else falls back to Spark's own parser.
-    """
-    from pyspark.sql import types as T
-
-    scalars = {"STRING": T.StringType, "BIGINT": T.LongType, "INT": T.IntegerType, "INTEGER": T.IntegerType,
-               "BOOLEAN": T.BooleanType, "DOUBLE": T.DoubleType, "FLOAT": T.FloatType, "SMALLINT": T.ShortType,
-               "TINYINT": T.ByteType, "BINARY": T.BinaryType, "DATE": T.DateType, "TIMESTAMP": T.TimestampType}
-    fields = []
-    for part in ddl.split(","):
-        name, _, typ = part.strip().partition(" ")
-        t = scalars.get(typ.strip().upper())
-        if not name or t is None:
-            if hasattr(T.StructType, "fromDDL"):
-                return T.StructType.fromDDL(ddl)
-            return T._parse_datatype_string(ddl)     # pyspark 3.5: needs the active SparkContext
-        fields.append(T.StructField(name, t(), True))
-    return T.StructType(fields)
+from .arrow import local_rows, struct  # noqa: F401 - struct: the DDL -> StructType of the layer
 
 
 def read_table(spark, path: str, ddl: Optional[str] = None):
@@ -65,11 +43,6 @@ def write_counted(df, path: str, ddl: Optional[str] = None, partitions: Optional
 
 
 def rows_to_df(spark, rows: Iterable[tuple], ddl: str, num_slices: Optional[int] = None):
-    """A DataFrame from driver-side rows (small tables only: worksheets, domains, seeds)."""
-    rdd = spark.sparkContext.parallelize(list(rows), num_slices or 1)
-    return spark.createDataFrame(rdd, struct(ddl))
-
-
-def rdd_to_df(spark, rdd, ddl: str):
-    """A DataFrame from an RDD of tuples in schema order, with no type inference pass."""
-    return spark.createDataFrame(rdd, struct(ddl))
+    """A DataFrame from driver-side rows (small tables only: worksheets, domains, seeds), in
+    ``num_slices`` partitions (default 1) cut as ``parallelize`` cuts them (:func:`.arrow.local_rows`)."""
+    return local_rows(spark, rows, ddl, num_slices)

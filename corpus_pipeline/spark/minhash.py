@@ -55,7 +55,8 @@ from ..config import DedupConfig
 from ..dedup import minhash as mh
 from ..schemas import DUPLICATES, columns
 from .components import materialize, connected_components
-from .io import rdd_to_df, struct
+from .arrow import local_rows, map_rows
+from .classic import set_checkpoint_dir
 
 BANDS_DDL = "page_id STRING, band INT, bkey BIGINT"
 SHINGLES_DDL = "page_id STRING, n_chars INT, sh ARRAY<BIGINT>"
@@ -150,7 +151,7 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
     returned DataFrames read from: delete it only after they are written.
     """
     ckpt = fsmod.to_spark_uri(checkpoint_dir)
-    spark.sparkContext.setCheckpointDir(ckpt)
+    set_checkpoint_dir(spark, ckpt)
     timings: dict = {}
     clock = [time.perf_counter()]
 
@@ -163,8 +164,8 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
     docs = pages_df.select("page_id", "text")
 
     # 1. band keys, computed once in the executors
-    band_rdd = docs.rdd.mapPartitions(_band_partition(bands, rows, cfg.minhash_seed, k))
-    band_df = rdd_to_df(spark, band_rdd, BANDS_DDL).persist(StorageLevel.MEMORY_AND_DISK)
+    band_df = map_rows(docs, _band_partition(bands, rows, cfg.minhash_seed, k), BANDS_DDL) \
+        .persist(StorageLevel.MEMORY_AND_DISK)
     no_shingles = band_df.where(F.col("band") < 0).count()
     lap("signatures")
 
@@ -190,12 +191,12 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
     nodes = cand.select(F.col("src").alias("page_id")).union(cand.select(F.col("dst").alias("page_id"))).distinct()
     cand_docs = docs.join(nodes.hint("shuffle_hash"), "page_id")
     if cfg.verify_with == "signatures":
-        sh_rdd = cand_docs.rdd.mapPartitions(_signature_partition(bands * rows, cfg.minhash_seed, k))
+        sh_fn = _signature_partition(bands * rows, cfg.minhash_seed, k)
         sim_col = _signature_sim_col
     else:
-        sh_rdd = cand_docs.rdd.mapPartitions(_shingle_partition(k))
+        sh_fn = _shingle_partition(k)
         sim_col = _jaccard_col
-    sh = rdd_to_df(spark, sh_rdd, SHINGLES_DDL).persist(StorageLevel.MEMORY_AND_DISK)
+    sh = map_rows(cand_docs.select("page_id", "text"), sh_fn, SHINGLES_DDL).persist(StorageLevel.MEMORY_AND_DISK)
     sa = sh.select(F.col("page_id").alias("src"), F.col("sh").alias("sa"))
     sb = sh.select(F.col("page_id").alias("dst"), F.col("sh").alias("sb"))
     rescued_pairs = 0
@@ -303,6 +304,6 @@ def _unpersist(*dfs: DataFrame) -> None:
 
 def _no_near_duplicates(spark, pages_df: DataFrame, stats: dict, timings: dict) -> NearDedupResult:
     """The result when no pair survives: every page kept, an empty duplicates table."""
-    empty = spark.createDataFrame(spark.sparkContext.emptyRDD(), struct(DUPLICATES))
+    empty = local_rows(spark, [], DUPLICATES)
     return NearDedupResult(kept=pages_df.select(*pages_df.columns), duplicates=empty, counts=stats,
                            sample_pairs=[], timings=timings)

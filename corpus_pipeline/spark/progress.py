@@ -2,7 +2,8 @@
 
 A daemon thread polls the status tracker and prints one line per active
 stage every ``interval`` seconds once a stage has been running for more than
-``after`` seconds::
+``after`` seconds (classic sessions: the status tracker is the SparkContext's; on Spark Connect
+there are no progress lines)::
 
     [spark] stage 12 (mapPartitions at ingest.py:88): 37/120 tasks, 2 running, 3.1 tasks/s, 12 s, ~27 s left
 """
@@ -29,8 +30,8 @@ def progress_line(sid: int, name: str, done: int, total: int, running: int, elap
 
 
 class SparkProgress:
-    def __init__(self, sc, interval: float = 10.0, after: float = 5.0, echo: Callable[[str], None] = print):
-        self.sc = sc
+    def __init__(self, tracker, interval: float = 10.0, after: float = 5.0, echo: Callable[[str], None] = print):
+        self.tracker = tracker      # SparkContext.statusTracker(); None: no progress lines
         self.interval = interval
         self.after = after
         self.echo = echo
@@ -39,7 +40,9 @@ class SparkProgress:
         self._thread = threading.Thread(target=self._loop, name="spark-progress", daemon=True)
 
     def _loop(self) -> None:
-        tracker = self.sc.statusTracker()
+        tracker = self.tracker
+        if tracker is None:
+            return
         while not self._stop.wait(self.interval):
             try:
                 now = time.time()
@@ -65,7 +68,9 @@ class SparkProgress:
 
 @contextmanager
 def progress(spark, **kw):
-    p = SparkProgress(spark.sparkContext, **kw).start()
+    from .classic import status_tracker
+
+    p = SparkProgress(status_tracker(spark), **kw).start()
     try:
         yield p
     finally:

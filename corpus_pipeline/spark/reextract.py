@@ -69,25 +69,28 @@ def reextract_df(spark, corpus_df, pages_df, cfg: Config, keep_outcome: bool = F
         return corpus_df
     from pyspark.sql import functions as F
 
-    from .io import rdd_to_df
+    from .arrow import map_rows
+    from .classic import default_parallelism
 
     if {"warc_file", "warc_offset"} <= set(corpus_df.columns):      # the corpus carries its provenance
         located = corpus_df
     else:
         located = corpus_df.join(pages_df.select("page_id", "warc_file", "warc_offset"), "page_id", "left")
-    ordered = (located.repartition(max(1, spark.sparkContext.defaultParallelism * 2), "warc_file")
+    ordered = (located.repartition(max(1, default_parallelism(spark) * 2), "warc_file")
                .sortWithinPartitions("warc_file", "warc_offset"))
+
+    names = ordered.columns
 
     def task(it):
         for r in it:
-            row, outcome = reextract_row(r.asDict(), cfg)
+            row, outcome = reextract_row(dict(zip(names, r)), cfg)
             yield tuple(row[c] for c in _COLS) + (outcome,)
 
     from pyspark import StorageLevel
 
     # persisted: the final stage reads the corpus for decontamination and again for the write
-    noted = rdd_to_df(spark, ordered.rdd.mapPartitions(task),
-                      schemas.FINAL_CORPUS + ", reextract_outcome STRING").persist(StorageLevel.MEMORY_AND_DISK)
+    noted = map_rows(ordered, task, schemas.FINAL_CORPUS + ", reextract_outcome STRING") \
+        .persist(StorageLevel.MEMORY_AND_DISK)
     return noted if keep_outcome else noted.select(*[F.col(c) for c in _COLS])
 
 

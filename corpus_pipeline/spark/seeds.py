@@ -25,10 +25,9 @@ def remote_listing(source: str, spark=None) -> list[tuple[str, int, int]]:
         from pyspark.sql import SparkSession
 
         spark = SparkSession.getActiveSession()
-    jvm = spark._jvm
-    conf = spark._jsc.hadoopConfiguration()
-    path = jvm.org.apache.hadoop.fs.Path(source)
-    fs = path.getFileSystem(conf)
+    from .classic import hadoop_path
+
+    fs, path = hadoop_path(spark, source)
     statuses = fs.globStatus(path) if is_glob(source) else (
         [fs.getFileStatus(path)] if fs.exists(path) else [])
     if not statuses:

@@ -35,10 +35,13 @@ def _under_spark_submit() -> bool:
 def configured_master(cfg: Optional[SparkConfig] = None) -> str:
     """The master :func:`get_spark` will use, known before any SparkContext exists.
 
-    ``spark.conf["spark.master"]``, then ``spark.master``, then spark-submit's ``--master``
+    ``spark.remote`` (or ``SPARK_REMOTE``: a Spark Connect URL), then ``spark.conf["spark.master"]``, then
+    ``spark.master``, then spark-submit's ``--master``
     (read from its already running JVM), else ``local[*]``.  Starts no JVM of its own.
     """
     cfg = cfg or SparkConfig()
+    if remote_url(cfg):
+        return remote_url(cfg)
     if (cfg.conf or {}).get("spark.master"):
         return str(cfg.conf["spark.master"])
     if cfg.master:
@@ -47,11 +50,15 @@ def configured_master(cfg: Optional[SparkConfig] = None) -> str:
 
     active = SparkSession.getActiveSession()
     if active is not None:
-        return active.sparkContext.master
-    if os.environ.get("PYSPARK_GATEWAY_PORT"):
-        from pyspark import SparkConf, SparkContext
+        from .classic import master
 
-        SparkContext._ensure_initialized()
+        return master(active)
+    if os.environ.get("PYSPARK_GATEWAY_PORT"):
+        from pyspark import SparkConf
+
+        from .classic import attach_submit_jvm
+
+        attach_submit_jvm()
         return SparkConf().get("spark.master", "local[*]")
     return "local[*]"
 
@@ -101,6 +108,33 @@ def _user_log4j_config(cfg: SparkConfig) -> bool:
         any(s in p for p in places for s in _LOG4J_FILE_SETTINGS)
 
 
+def remote_url(cfg: Optional[SparkConfig] = None) -> Optional[str]:
+    """The Spark Connect URL to use: ``spark.remote``, else ``SPARK_REMOTE``; None: a classic session."""
+    return (getattr(cfg, "remote", None) if cfg is not None else None) or os.environ.get("SPARK_REMOTE") or None
+
+
+def _connect_session(cfg: SparkConfig, url: str, quiet: bool):
+    """A Spark Connect session to ``url`` (``sc://host:port``; pyspark 4.x also starts a local
+    Connect server for ``local[N]``) with ``cfg``'s runtime settings."""
+    from pyspark.sql import SparkSession
+
+    from ..errors import UsageError
+
+    builder = SparkSession.builder.remote(url).appName(cfg.app_name)
+    if cfg.shuffle_partitions:
+        builder = builder.config("spark.sql.shuffle.partitions", str(cfg.shuffle_partitions))
+    for k, v in (cfg.conf or {}).items():
+        builder = builder.config(k, str(v))
+    try:
+        spark = builder.getOrCreate()
+    except ImportError as e:
+        raise UsageError(f"spark.remote = {url}: a Spark Connect session needs pyspark's Connect client "
+                         f"(pip install 'pyspark[connect]'): {e}") from None
+    if not quiet:
+        print(f"[spark] remote={url} (Spark Connect)", flush=True)
+    return spark
+
+
 def get_spark(cfg: Optional[SparkConfig] = None, quiet: bool = False, run: Optional[str] = None):
     """The active SparkSession, or a new one from ``cfg``.
 
@@ -118,13 +152,18 @@ def get_spark(cfg: Optional[SparkConfig] = None, quiet: bool = False, run: Optio
     if active is not None:
         return active
     cfg = cfg or SparkConfig()
+    remote = remote_url(cfg)
+    if remote:
+        return _connect_session(cfg, remote, quiet)
     builder = SparkSession.builder.appName(cfg.app_name)
-    from pyspark import SparkConf, SparkContext
+    from pyspark import SparkConf
+
+    from . import classic
 
     if os.environ.get("PYSPARK_GATEWAY_PORT"):
         # launched by spark-submit: connect to its JVM first, or SparkConf() is an empty
         # Python-side dict and spark-submit's --master/--conf would be silently ignored
-        SparkContext._ensure_initialized()
+        classic.attach_submit_jvm()
     existing = SparkConf()  # holds spark-submit's --master/--conf when launched by it
     if cfg.master:
         builder = builder.master(cfg.master)
@@ -140,7 +179,7 @@ def get_spark(cfg: Optional[SparkConfig] = None, quiet: bool = False, run: Optio
     for k, v in (cfg.conf or {}).items():
         builder = builder.config(k, str(v))
     log_file = None
-    if SparkContext._gateway is None and not os.environ.get("PYSPARK_GATEWAY_PORT") \
+    if not classic.jvm_started() and not os.environ.get("PYSPARK_GATEWAY_PORT") \
             and not _under_spark_submit() and not _user_log4j_config(cfg) and os.path.isfile(LOG4J2_PROPERTIES):
         # this call starts the driver JVM: give it the project's log configuration, through the
         # launcher's SPARK_SUBMIT_OPTS (read only while it starts the JVM), so that a
@@ -162,13 +201,13 @@ def get_spark(cfg: Optional[SparkConfig] = None, quiet: bool = False, run: Optio
         _spark_log = log_file
     else:
         spark = builder.getOrCreate()
-        spark.sparkContext.setLogLevel(cfg.log_level)
+        classic.set_log_level(spark, cfg.log_level)
     if not cfg.shuffle_partitions and "spark.sql.shuffle.partitions" not in (cfg.conf or {}) \
             and not existing.contains("spark.sql.shuffle.partitions"):
         # small machines and small runs: 200 shuffle partitions is mostly overhead
-        spark.conf.set("spark.sql.shuffle.partitions", str(max(2, 2 * spark.sparkContext.defaultParallelism)))
+        spark.conf.set("spark.sql.shuffle.partitions", str(max(2, 2 * classic.default_parallelism(spark))))
     if not quiet:
-        url = spark.sparkContext.uiWebUrl
-        print(f"[spark] master={spark.sparkContext.master} ui={url or 'disabled'}"
+        url = classic.ui_url(spark)
+        print(f"[spark] master={classic.master(spark)} ui={url or 'disabled'}"
               + (f" log={log_file}" if log_file else ""), flush=True)
     return spark

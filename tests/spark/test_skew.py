@@ -80,7 +80,8 @@ def _reference(items, t):
 def test_huge_bucket_spread_and_equal_to_reference(spark, skewed, tmp_path):
     from pyspark.sql import functions as F
 
-    from corpus_pipeline.spark.io import rdd_to_df, rows_to_df
+    from corpus_pipeline.spark.arrow import map_rows
+    from corpus_pipeline.spark.io import rows_to_df
     from corpus_pipeline.spark.minhash import (BANDS_DDL, GROUP_COLS, _band_partition, bucket_groups,
                                                group_edges, near_dedup)
 
@@ -96,8 +97,8 @@ def test_huge_bucket_spread_and_equal_to_reference(spark, skewed, tmp_path):
     for a, b, c in triples:
         assert got.get(b, b) == got.get(c, c) and a not in got and a not in got.values()
     # spread: no join key (group) holds more than a bounded share of the big bucket
-    band = rdd_to_df(spark, pages.select("page_id", "text").rdd.mapPartitions(
-        _band_partition(cfg.bands, cfg.rows, cfg.minhash_seed, cfg.shingle_size)), BANDS_DDL)
+    band = map_rows(pages.select("page_id", "text"),
+                    _band_partition(cfg.bands, cfg.rows, cfg.minhash_seed, cfg.shingle_size), BANDS_DDL)
     groups = bucket_groups(band, cfg.sub_buckets)
     biggest = groups.groupBy(*GROUP_COLS).count().agg(F.max("count")).first()[0]
     assert biggest <= 3 * COPIES // cfg.sub_buckets, biggest             # a window task held all 5,000
