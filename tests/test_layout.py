@@ -1,11 +1,14 @@
 """The package's layering, read from the source: pyspark is imported only by the Spark layer
 (``corpus_pipeline/spark/``; ``fs`` re-exports ``HadoopFS``, which reaches Hadoop filesystems through
 the session's JVM), no two modules import each other, directly or around a cycle (imports inside
-functions count), and only ``spark/classic.py`` uses what a Spark Connect session lacks (RDDs, the
-SparkContext, ``SparkFiles``, the py4j gateway, broadcast variables)."""
+functions count), only ``spark/classic.py`` uses what a Spark Connect session lacks (RDDs, the
+SparkContext, ``SparkFiles``, the py4j gateway, broadcast variables), and an import inside a function
+is there for a reason: a library outside the standard one (loaded only by the code that needs it), the
+Spark layer, or a product module that brings pyspark with it."""
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "corpus_pipeline"
@@ -29,7 +32,10 @@ def _modules() -> dict[str, Path]:
 
 def _imports(mod: str, path: Path, known: dict[str, Path]) -> tuple[set[str], set[str]]:
     """(product modules imported, top-level names of outside packages imported)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return _imports_of(ast.parse(path.read_text(encoding="utf-8")), mod, path, known)
+
+
+def _imports_of(tree, mod: str, path: Path, known: dict[str, Path]) -> tuple[set[str], set[str]]:
     here = mod if path.name == "__init__.py" else mod.rsplit(".", 1)[0]
     inside, outside = set(), set()
     for node in ast.walk(tree):
@@ -65,6 +71,45 @@ def test_pyspark_is_imported_only_by_the_spark_layer():
             continue
         if "pyspark" in _imports(mod, path, known)[1]:
             offenders.append(rel)
+    assert offenders == []
+
+
+def _brings_pyspark(known: dict[str, Path]) -> set[str]:
+    """The Spark layer, and the product modules whose import (their top-level statements, followed
+    through the product) loads pyspark."""
+    top = {}
+    for m, p in known.items():
+        tree = ast.parse(p.read_text(encoding="utf-8"))
+        body = [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        top[m] = _imports_of(ast.Module(body=body, type_ignores=[]), m, p, known)
+    heavy = {m for m, (_, out) in top.items() if "pyspark" in out or m.startswith("corpus_pipeline.spark")}
+    grown = True
+    while grown:
+        grown = False
+        for m, (inside, _) in top.items():
+            parents = {".".join(m.split(".")[:k]) for k in range(2, m.count(".") + 1)}   # packages run first
+            if m not in heavy and (inside | parents) & heavy:
+                heavy.add(m)
+                grown = True
+    return heavy
+
+
+def test_imports_inside_functions_have_a_reason():
+    known = _modules()
+    heavy = _brings_pyspark(known)
+    std = set(sys.stdlib_module_names)
+    offenders = []
+    for mod, path in known.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for n in ast.walk(fn):
+                if not isinstance(n, (ast.Import, ast.ImportFrom)):
+                    continue
+                inside, outside = _imports_of(ast.Module(body=[n], type_ignores=[]), mod, path, known)
+                if outside & std or (inside and not inside & heavy):
+                    offenders.append(f"{path.relative_to(PKG)}:{n.lineno}")
     assert offenders == []
 
 

@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import io
 import os
+import time
 from typing import BinaryIO, Iterator, Optional
 
+from .. import warc
 from ..counters import Counts
 from ..errors import UsageError
+from ..fs import HadoopFS
 from . import hadoop, http, local, manifest, s3
 
 WARC_SUFFIXES = (".warc.gz", ".warc", ".arc.gz", ".arc")
@@ -136,8 +139,6 @@ def read_manifest(src: str, cfg, spark=None) -> list[str]:
         ref = os.path.abspath(path)
     try:
         if kind(ref) == "hadoop":
-            from ..fs import HadoopFS
-
             raw = io.BytesIO(HadoopFS(spark).read_bytes(ref))
         else:
             raw = open_stream(ref, cfg)
@@ -171,7 +172,6 @@ def is_transient(exc: BaseException) -> bool:
 
 def iter_pages(ref: str, cfg, counts: Counts) -> Iterator:
     """The kept pages of one WARC file; see :func:`warc.read_file` for what is counted."""
-    from .. import warc
 
     return warc.read_file(
         lambda start=0: open_stream(ref, cfg, start, counts), ref, cfg, counts,
@@ -184,9 +184,7 @@ def fetch_page(ref: str, offset: int, cfg, counts: Counts):
     locally), or None with the reason counted (``refetch_failed``, or the record's own skip
     reason).  Pure (no Spark): a Spark task calls it per row.  Transient failures are retried
     ``ingest.file_attempts`` times with backoff, like whole-file reads."""
-    import time
 
-    from .. import warc
 
     for attempt in range(1, max(1, cfg.file_attempts) + 1):
         got = Counts()

@@ -13,8 +13,6 @@ sessions and Spark Connect alike).
 """
 from __future__ import annotations
 
-import importlib.util
-import threading
 from typing import Callable, Iterable, Optional, Sequence
 
 BATCH_ROWS = 1024          # rows per output record batch (Spark's input batches: maxRecordsPerBatch)
@@ -114,29 +112,11 @@ def arrow_fn(fn: Callable[[Iterable[tuple]], Iterable[tuple]], schema, batch_row
     return run
 
 
-_PATCH_LOCK = threading.Lock()
-
-
 def map_in_arrow(df, fn, schema):
-    """``df.mapInArrow(fn, schema)``, also where pandas is not installed.
-
-    pyspark builds a ``mapInArrow`` through its pandas UDF factory, which refuses to run without
-    pandas although nothing of pandas is used (the Python workers exchange Arrow batches only).
-    pandas is no dependency of this project: without it, the factory's pandas check is skipped
-    for the duration of the call (pyspark 3.5 and 4.x name it the same).  Spark Connect's client
-    needs pandas anyway, so there this is the plain call.
-    """
-    if importlib.util.find_spec("pandas") is not None:
-        return df.mapInArrow(fn, schema)
-    import pyspark.sql.pandas.functions as pf
-
-    with _PATCH_LOCK:
-        check = pf.require_minimum_pandas_version
-        pf.require_minimum_pandas_version = lambda *a, **k: None
-        try:
-            return df.mapInArrow(fn, schema)
-        finally:
-            pf.require_minimum_pandas_version = check
+    """``df.mapInArrow(fn, schema)``: pyspark builds it through its pandas UDF factory, which needs
+    pandas installed (a dependency of the project for that reason; the Python workers exchange Arrow
+    batches only)."""
+    return df.mapInArrow(fn, schema)
 
 
 def map_rows(df, fn: Callable[[Iterable[tuple]], Iterable[tuple]], schema, batch_rows_: int = BATCH_ROWS):

@@ -14,13 +14,18 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import time
+from functools import reduce
 from typing import Optional
 
 from .. import classify as C
 from .. import fs as fsmod
-from .. import schemas
+from .. import schemas, scratch
+from ..classifiers import for_config
 from ..config import ClassifierConfig, SelectConfig
+from ..lang import detect_lang
+from ..seeds import load_background
 from .arrow import map_rows
 
 # score buckets used to find the page where a token budget runs out (see select_pages)
@@ -36,14 +41,12 @@ def _nonempty(col):
 
 def _union(dfs: list):
     """The rows of every DataFrame of ``dfs`` (same columns), one after the other."""
-    from functools import reduce
 
     return reduce(lambda a, b: a.unionByName(b), dfs)
 
 
 def _seed_langs(spark, pos):
     """``pos`` (uid, text, page_lang) with ``lang``: the page's language, else detected from the text."""
-    from ..lang import detect_lang
 
     def run(rows):
         for uid, text, page_lang in rows:
@@ -118,7 +121,6 @@ def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: 
     pos_langs = {r["lang"]: int(r["n"]) for r in pos.groupBy("lang").agg(F.count(F.lit(1)).alias("n")).collect()}
     avail = {r["lang"]: int(r["n"]) for r in candidates.groupBy("lang").agg(F.count(F.lit(1)).alias("n")).collect()}
     use_bg = bool(getattr(cfg, "background_negatives", True))
-    from ..seeds import load_background
 
     bg_docs = {lang: (load_background(lang) if use_bg else []) for lang in pos_langs}
     plan = C.negative_plan(pos_langs, avail, {k: len(v) for k, v in bg_docs.items()}, n_neg)
@@ -162,7 +164,6 @@ def _lines_partition(cfg: ClassifierConfig):
     """mapPartitions: (label, uid, text, holdout) -> (label, lid, copy, holdout, line) rows:
     a held-out document is one line prepared by the classifier plugin, a training document its
     ``document_lines``."""
-    from ..classifiers import for_config
     from .plugins import ship as ship_plugins
 
     clf = for_config(cfg)       # resolved here: a plugin's class travels with the task (spark.plugins)
@@ -255,9 +256,7 @@ def concat_parts(spark, folder: str, local_file: str) -> int:
     """Stream the ``part-*`` files of a Spark text output, in order, into one local
     file (bytes copied in 1 MB blocks; a remote part is fetched to a scratch file
     first).  Returns the bytes written."""
-    import shutil
 
-    from .. import scratch
 
     fs = fsmod.get_fs(folder, spark)
     parts = [n for n in fs.listdir(folder) if n.startswith("part-")]
@@ -292,7 +291,6 @@ def train_iteration(spark, pages_df, seed_df, model_dir: str, cfg: ClassifierCon
     The texts never reach the driver's Python: the samples and the files are made
     by the executors, the driver streams the part files into one local file that
     the classifier library reads (a scratch file, removed afterwards)."""
-    from .. import scratch
 
     t0 = time.perf_counter()
     pos, neg, sample_counts = training_sets(spark, pages_df, seed_df, cfg, random_seed, exclude_seed_pages,
@@ -329,7 +327,6 @@ def _ship_model(spark, model_dir: str, via_spark_files: Optional[bool] = None) -
     model) or a copy made by the run folder's filesystem (remote model, classic sessions only;
     no copy through the driver's Python) under the unique name, in a scratch place removed
     when the command ends (:mod:`corpus_pipeline.scratch`)."""
-    from .. import scratch
     from . import classic
 
     uri = fsmod.join(model_dir, C.MODEL_FILE)   # every classifier kind writes model.bin (the contract)
@@ -350,8 +347,6 @@ def _ship_model(spark, model_dir: str, via_spark_files: Optional[bool] = None) -
         try:
             os.link(src, link)                 # no copy of a 200 MB file on the same filesystem
         except OSError:
-            import shutil
-
             shutil.copyfile(src, link)
         target = link
     else:
@@ -364,7 +359,6 @@ def _ship_model(spark, model_dir: str, via_spark_files: Optional[bool] = None) -
 def _score_partition(ship: tuple[str, str], cfg: ClassifierConfig, prepared: bool = False):
     """mapPartitions function: (page_id, text) rows -> (page_id, score) rows (``prepared``: the
     texts are the plugin's prepared lines)."""
-    from ..classifiers import for_config
     from .plugins import ship as ship_plugins
 
     kind, where = ship
@@ -395,7 +389,6 @@ def _score_partition(ship: tuple[str, str], cfg: ClassifierConfig, prepared: boo
 def prepare_pages(spark, pages_df, cfg: ClassifierConfig):
     """Every page's text as the classifier plugin reads it: ``schemas.PREPARED`` rows
     (``page_id, line``), so that scoring only predicts (``score_pages(..., prepared=True)``)."""
-    from ..classifiers import for_config
     from .plugins import ship as ship_plugins
 
     clf = for_config(cfg)       # resolved here: a plugin's class travels with the task (spark.plugins)

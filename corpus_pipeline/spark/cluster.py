@@ -2,7 +2,6 @@
 
 Started from the pip-installed pyspark, which has ``bin/spark-class`` but no
 ``sbin/start-master.sh``::
-
     spark-class org.apache.spark.deploy.master.Master --host 127.0.0.1 --port P --webui-port W
     spark-class org.apache.spark.deploy.worker.Worker --host 127.0.0.1 --cores 2 --memory 4g spark://127.0.0.1:P
 
@@ -13,7 +12,6 @@ side.  Each daemon runs in its own process group and is always killed on exit
 ``<work_dir>/worker`` (never the pyspark installation folder).
 
 Used by the ``cluster`` tests and by hand::
-
     python -m corpus_pipeline.spark.cluster     # prints the master URL; Ctrl-C or kill PID stops it
 """
 from __future__ import annotations
@@ -32,6 +30,8 @@ import urllib.request
 from typing import Optional
 
 MASTER_CLASS = "org.apache.spark.deploy.master.Master"
+import argparse
+
 WORKER_CLASS = "org.apache.spark.deploy.worker.Worker"
 
 
@@ -195,8 +195,6 @@ class LocalCluster:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    import argparse
-
     ap = argparse.ArgumentParser(prog="python -m corpus_pipeline.spark.cluster",
                                  description="start a standalone master + worker on 127.0.0.1 until Ctrl-C")
     ap.add_argument("--cores", type=int, default=2)

@@ -10,6 +10,7 @@ from typing import Optional
 
 from .. import decontam as D
 from .. import fs as fsmod
+from ..dedup.url import page_id as url_page_id
 from ..errors import UsageError
 from ..schemas import CONTAMINATION, columns
 from .arrow import map_in_arrow
@@ -41,7 +42,6 @@ def _arrow_fn(shared, cfg, text_pos: int, id_pos: Optional[int], url_pos: Option
     def run(batches):
         import pyarrow as pa
 
-        from ..dedup.url import page_id as url_page_id
         from .arrow import arrow_type
 
         extra = [arrow_type(f.dataType) for f in out_schema.fields[-3:]]
@@ -84,7 +84,13 @@ def decontaminate_df(spark, corpus_df, benchmarks_dir: str, cfg) -> "DecontamRes
     """Decontaminate a DataFrame with a ``text`` column (and ``page_id`` or ``url``)."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
-    from pyspark.sql.types import BooleanType, IntegerType, StructField, StructType, ArrayType
+    from pyspark.sql.types import (
+        ArrayType,
+        BooleanType,
+        IntegerType,
+        StructField,
+        StructType,
+    )
 
     names = corpus_df.columns
     if "text" not in names:

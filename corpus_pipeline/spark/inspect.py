@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .. import decontam as D
+from .. import fs as fsmod
 from .. import schemas
 from ..pipeline.recipe import read_output, stage_path
 from .io import read_table
@@ -97,8 +99,6 @@ def contamination(spark, run, n: int = 10, items: Optional[dict] = None) -> dict
 
 def benchmark_items(run) -> dict:
     """(benchmark, item_id) -> question of the benchmarks folder the final stage used, if readable."""
-    from .. import decontam as D
-    from .. import fs as fsmod
 
     bench = ((run.marker(stage_path(run, "corpus")) or {}).get("config") or {}).get("benchmarks")
     if not bench or not fsmod.is_local(bench) or not fsmod.get_fs(bench).exists(bench):

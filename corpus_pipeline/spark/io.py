@@ -4,6 +4,8 @@ from __future__ import annotations
 from typing import Iterable, Optional
 
 from .. import fs as fsmod
+from ..runfolder import committed_data
+from ..schemas import columns
 from .arrow import local_rows, struct  # noqa: F401 - struct: the DDL -> StructType of the layer
 
 
@@ -11,7 +13,6 @@ def read_table(spark, path: str, ddl: Optional[str] = None):
     """Read the Parquet table at ``path``; a committed stage folder is read from its
     committed attempt (never ``path`` itself, whose ``attempt=`` folders Spark's
     partition discovery would read as partitions)."""
-    from ..runfolder import committed_data
 
     path = committed_data(path, spark)
     reader = spark.read
@@ -23,8 +24,6 @@ def read_table(spark, path: str, ddl: Optional[str] = None):
 def write_table(df, path: str, ddl: Optional[str] = None, partitions: Optional[int] = None) -> None:
     """Write ``df`` (columns in schema order when ``ddl`` is given) as Parquet at ``path``."""
     if ddl is not None:
-        from ..schemas import columns
-
         df = df.select(*columns(ddl))
     if partitions:
         df = df.repartition(partitions)

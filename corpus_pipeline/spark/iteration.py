@@ -9,7 +9,9 @@ from __future__ import annotations
 import hashlib
 from typing import Optional
 
+from .. import fs as fsmod
 from .. import schemas
+from ..seeds import load_seed_texts
 from .io import rows_to_df
 
 
@@ -27,8 +29,6 @@ def seed_corpus_df(spark, texts, iteration: int = 1):
 
         return seed_source_df(spark, texts, iteration)
     if texts is None:
-        from ..seeds import load_seed_texts
-
         texts = load_seed_texts(None)
     rows, seen = [], set()
     for t in texts:
@@ -160,7 +160,6 @@ FINAL_FORMATS = ("parquet", "jsonl.gz")
 
 def write_final_corpus(df, path: str, fmt: str = "parquet") -> None:
     """The final corpus as Parquet (default) or gzipped JSON lines (``part-*.json.gz``, one page per line)."""
-    from .. import fs as fsmod
     from .io import write_table
 
     if fmt == "parquet":
@@ -173,7 +172,6 @@ def write_final_corpus(df, path: str, fmt: str = "parquet") -> None:
 
 
 def read_final_corpus(spark, path: str, fmt: str = "parquet"):
-    from .. import fs as fsmod
     from .io import read_table, struct
 
     if fmt == "jsonl.gz":

@@ -4,7 +4,6 @@ A daemon thread polls the status tracker and prints one line per active
 stage every ``interval`` seconds once a stage has been running for more than
 ``after`` seconds (classic sessions: the status tracker is the SparkContext's; on Spark Connect
 there are no progress lines)::
-
     [spark] stage 12 (mapPartitions at ingest.py:88): 37/120 tasks, 2 running, 3.1 tasks/s, 12 s, ~27 s left
 """
 from __future__ import annotations
@@ -13,6 +12,8 @@ import threading
 import time
 from contextlib import contextmanager
 from typing import Callable
+
+from ..runlog import logger
 
 
 def progress_line(sid: int, name: str, done: int, total: int, running: int, elapsed: float) -> str:
@@ -23,7 +24,6 @@ def progress_line(sid: int, name: str, done: int, total: int, running: int, elap
         line += f", {rate:.1f} tasks/s, {elapsed:.0f} s"
         if 0 < done < total:
             line += f", ~{(total - done) / rate:.0f} s left"
-    from ..runlog import logger
 
     logger("spark").info(line)
     return line

@@ -15,6 +15,9 @@ from __future__ import annotations
 from .. import schemas
 from ..config import Config
 from ..counters import Counts
+from ..extract import extract_html
+from ..sources import fetch_page
+from ..text import count_tokens
 
 _COLS = schemas.columns(schemas.FINAL_CORPUS)
 
@@ -33,9 +36,6 @@ def reextract_row(row: dict, cfg: Config) -> tuple:
     """(FINAL_CORPUS dict, outcome): outcome is ``reextracted`` or the reason the page keeps its
     bulk text (``refetch_*`` or the record's skip reason, ``reextract_<skip reason>``,
     ``reextract_text_too_short``)."""
-    from ..extract import extract_html
-    from ..sources import fetch_page
-    from ..text import count_tokens
 
     ic = cfg.ingest
     out = {c: row.get(c) for c in _COLS}

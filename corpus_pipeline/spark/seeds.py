@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .. import fs as fsmod
+from .. import schemas
 from ..errors import InputFileError
 from ..seeds import _data_file, is_glob, local_source_files, source_format
 
@@ -108,7 +109,6 @@ def seed_rows_df(texts_df, iteration: int = 1):
     row per distinct text."""
     from pyspark.sql import functions as F
 
-    from .. import schemas
 
     out = (texts_df.where(F.col("text").isNotNull() & (F.length(F.trim(F.col("text"))) > 0))
            .select(F.concat(F.lit("s:"), F.substring(F.sha1(F.col("text")), 1, 16)).alias("seed_id"),

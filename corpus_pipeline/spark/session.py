@@ -24,7 +24,9 @@ import tempfile
 import time
 from typing import Optional
 
+from .. import fs as fsmod
 from ..config import SparkConfig
+from ..errors import UsageError
 
 
 def _under_spark_submit() -> bool:
@@ -78,7 +80,6 @@ def spark_log_path(run: Optional[str] = None) -> str:
     """Where Spark's log lines go: ``RUN/logs/spark.log`` for a local run folder (its ``logs``
     folder created), else -- no run folder, a Hadoop URI (an object store cannot be appended to),
     or a folder that cannot be written -- a new file in the local temporary folder."""
-    from .. import fs as fsmod
 
     if run is not None and fsmod.is_local(run):
         d = os.path.join(os.path.abspath(fsmod.local_path(run)), "logs")
@@ -118,7 +119,6 @@ def _connect_session(cfg: SparkConfig, url: str, quiet: bool):
     Connect server for ``local[N]``) with ``cfg``'s runtime settings."""
     from pyspark.sql import SparkSession
 
-    from ..errors import UsageError
 
     builder = SparkSession.builder.remote(url).appName(cfg.app_name)
     if cfg.shuffle_partitions:
