@@ -92,7 +92,7 @@ def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: 
            .select(F.col("seed_id").alias("uid"), F.coalesce(F.col("text"), F.col("page_text")).alias("text"),
                    *([F.col("page_lang")] if by_lang else []))
            .where(_nonempty(F.col("text")))
-           .withColumn("_k", hash_key(F.col("uid"), seed=random_seed)))
+           .withColumn("_k", hash_key(F.col("uid"), random_seed=random_seed)))
     n_pos_all = pos.count()
     pos = smallest_k(pos, "_k", "uid", cfg.max_positives, n_pos_all).drop("_k")
     n_pos = min(n_pos_all, cfg.max_positives)
@@ -109,7 +109,7 @@ def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: 
         seed_pages = seeds.where(F.col("page_id").isNotNull()).select(F.col("page_id").alias("uid")).distinct()
         candidates = candidates.join(seed_pages, on="uid", how="left_anti")
     # the same key as ever: xxhash64(page_id, seed), page_id breaks ties
-    candidates = candidates.withColumn("_k", hash_key(F.col("uid"), seed=random_seed))
+    candidates = candidates.withColumn("_k", hash_key(F.col("uid"), random_seed=random_seed))
     counts = {"seed_positives_available": int(n_pos_all), "seed_positives": int(n_pos)}
     if not by_lang:
         n_cand = candidates.count() if n_neg > 0 else 0
@@ -145,7 +145,7 @@ def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: 
             reps = -(-(took + n_rep) // took) - 1
             extra = _union(mine).withColumn("_copy", F.explode(F.sequence(F.lit(1), F.lit(reps)))) \
                 .select(F.concat(F.col("uid"), F.lit("#"), F.col("_copy").cast("string")).alias("uid"), "text")
-            mine.append(smallest_k(extra.withColumn("_k", hash_key(F.col("uid"), seed=random_seed)),
+            mine.append(smallest_k(extra.withColumn("_k", hash_key(F.col("uid"), random_seed=random_seed)),
                                    "_k", "uid", n_rep, reps * took).select("uid", "text"))
             repeated[lang] = n_rep
         parts += mine

@@ -26,11 +26,11 @@ def stratum_col(score, collected, flagged):
             .otherwise(F.concat(F.when(collected, F.lit("collected ")).otherwise(F.lit("uncollected ")), band)))
 
 
-def key_col(seed: int, page_id):
-    """:func:`judging.sample_key` as a column: the first 15 hex digits of SHA-256("<seed>:<page_id>")."""
+def key_col(random_seed: int, page_id):
+    """:func:`judging.sample_key` as a column: the first 15 hex digits of SHA-256("<random_seed>:<page_id>")."""
     from pyspark.sql import functions as F
 
-    return F.conv(F.substring(F.sha2(F.concat(F.lit(f"{seed}:"), page_id), 256), 1, 15), 16, 10).cast("decimal(20,0)")
+    return F.conv(F.substring(F.sha2(F.concat(F.lit(f"{random_seed}:"), page_id), 256), 1, 15), 16, 10).cast("decimal(20,0)")
 
 
 def judged_seed_pages(spark, run, iteration: int):
@@ -79,7 +79,7 @@ def strata_counts(df) -> dict:
     return {r["stratum"]: {"N": int(r["N"]), "mean_score": float(r["mean_score"] or 0.0)} for r in rows}
 
 
-def draw_sample(df, seed: int, sizes: dict, counts: dict, text_chars: int = 8000) -> list[dict]:
+def draw_sample(df, random_seed: int, sizes: dict, counts: dict, text_chars: int = 8000) -> list[dict]:
     """The ``sizes[stratum]`` pages of smallest key per stratum, in key order (``rank`` from 1),
     with their url, host, title, score and text cut to ``text_chars`` characters.
 
@@ -97,7 +97,7 @@ def draw_sample(df, seed: int, sizes: dict, counts: dict, text_chars: int = 8000
     k = rows_to_df(df.sparkSession, sorted((h, n, str(cut[h])) for h, n in sizes.items()),
                    "stratum STRING, k INT, cut STRING")
     w = Window.partitionBy("stratum").orderBy("_key", "page_id")
-    keyed = (df.join(F.broadcast(k), "stratum").withColumn("_key", key_col(seed, F.col("page_id"))))
+    keyed = (df.join(F.broadcast(k), "stratum").withColumn("_key", key_col(random_seed, F.col("page_id"))))
     cand = keyed.where(F.col("_key") < F.col("cut").cast("decimal(20,0)"))
     have = {r["stratum"]: r["count"] for r in cand.groupBy("stratum").count().collect()}
     if any(have.get(h, 0) < n for h, n in sizes.items()):

@@ -71,9 +71,9 @@ class NearDedupResult:
     timings: dict = field(default_factory=dict)   # seconds per step (for benchmarks and logs)
 
 
-def _band_partition(bands: int, rows: int, seed: int, k: int):
+def _band_partition(bands: int, rows: int, minhash_seed: int, k: int):
     def run(it):
-        return mh.doc_band_rows(((r[0], r[1]) for r in it), bands, rows, seed, k)
+        return mh.doc_band_rows(((r[0], r[1]) for r in it), bands, rows, minhash_seed, k)
     return run
 
 
@@ -83,9 +83,9 @@ def _shingle_partition(k: int):
     return run
 
 
-def _signature_partition(num_perm: int, seed: int, k: int):
+def _signature_partition(num_perm: int, minhash_seed: int, k: int):
     def run(it):
-        return mh.doc_signature_rows(((r[0], r[1]) for r in it), num_perm, seed, k)
+        return mh.doc_signature_rows(((r[0], r[1]) for r in it), num_perm, minhash_seed, k)
     return run
 
 

@@ -18,11 +18,11 @@ BITS = 12
 WINDOW_ROWS = 50_000
 
 
-def hash_key(*cols, seed: int):
-    """A 64-bit key for sampling: xxhash64 of the columns and the seed."""
+def hash_key(*cols, random_seed: int):
+    """A 64-bit key for sampling: xxhash64 of the columns and the random seed."""
     from pyspark.sql import functions as F
 
-    return F.xxhash64(*cols, F.lit(int(seed)))
+    return F.xxhash64(*cols, F.lit(int(random_seed)))
 
 
 def cutoff(df, key: str, tie: str, k: int, n: Optional[int] = None):
