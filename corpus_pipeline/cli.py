@@ -8,6 +8,7 @@ prints besides the configuration) and ``run(args, cfg) -> int``.
 from __future__ import annotations
 
 import argparse
+import json
 import importlib
 import sys
 import traceback
@@ -37,6 +38,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override a setting, e.g. --set classifier.dim=128 (repeatable)")
     p.add_argument("--dry-run", action="store_true", help="print the resolved configuration and the plan; write nothing")
+    p.add_argument("--remote", metavar="sc://HOST:PORT", default=None,
+                   help="run on a Spark Connect endpoint (= --set spark.remote=...; also SPARK_REMOTE), with its "
+                        "standard ;token=... and ;use_ssl=true parameters")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,7 +66,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         return int(e.code or 0)
     mod = _module(args.command)
     try:
-        cfg = load_config(args.config, args.overrides)
+        overrides = list(args.overrides)
+        if getattr(args, "remote", None):
+            overrides.append("spark.remote=" + json.dumps(args.remote))     # a TOML string
+        cfg = load_config(args.config, overrides)
         if args.dry_run:
             # valid TOML as a whole (the plan is comments): `--dry-run > my.toml` starts a config file
             print("# resolved configuration")

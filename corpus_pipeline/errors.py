@@ -1,6 +1,8 @@
 """Errors with a meaning for the exit code (see the contract)."""
 from __future__ import annotations
 
+import re
+
 
 class UsageError(ValueError):
     """Bad usage or an input file that is not what it claims to be: exit 2.
@@ -21,3 +23,8 @@ class InputFileError(UsageError):
 
 class NoInputError(RuntimeError):
     """No input could be read at all: exit 1."""
+
+
+def shown_master(master) -> str:
+    """A Spark master or Spark Connect URL as messages and logs show it: ``;token=...`` masked."""
+    return re.sub(r"(;\s*token=)[^;]*", r"\1***", str(master))

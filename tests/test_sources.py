@@ -175,3 +175,21 @@ def test_cli_refuses_local_inputs_for_a_cluster_master_before_starting_spark(cra
     assert not run.exists()
     p = cli("--set", "ingest.shared_local_paths=true")      # stated shared: the check passes, Spark is next
     assert p.returncode == 1 and "shared_local_paths" not in p.stderr
+
+
+def test_a_spark_connect_endpoint_refuses_local_paths_before_any_session(tmp_path, capsys):
+    """--remote sc://...: a local input or a local run folder is refused with exit 2 naming it (the
+    endpoint's executors cannot read or write this machine's disk); the token is never printed."""
+    from corpus_pipeline.cli import main
+
+    warc = tmp_path / "a.warc.gz"
+    warc.write_bytes(b"x")
+    remote = ["--remote", "sc://spark.example:15002;token=s3cr3t;use_ssl=true"]
+    assert main(["run", "--input", str(warc), "--run", "s3://bucket/run", *remote]) == 2
+    err = capsys.readouterr().err
+    assert str(warc) in err and "local path" in err and "s3cr3t" not in err and "token=***" in err
+    for cmd in (["run", "--input", "s3://bucket/a.warc.gz"], ["ingest", "--input", "s3://bucket/a.warc.gz"]):
+        assert main([*cmd, "--run", str(tmp_path / "run"), *remote]) == 2
+        err = capsys.readouterr().err
+        assert f"{tmp_path / 'run'}: a local run folder" in err and "s3cr3t" not in err
+    assert not (tmp_path / "run").exists()

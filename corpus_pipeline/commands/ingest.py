@@ -5,7 +5,7 @@ import sys
 
 from ..errors import NoInputError
 from ..runfolder import RunFolder
-from ..sources import check_shared, kind, resolve
+from ..sources import check_shared, check_shared_run, kind, resolve
 
 
 def add_arguments(p) -> None:
@@ -46,6 +46,7 @@ def run(args, cfg) -> int:
     from ..spark.session import configured_master, get_spark
 
     check_shared(args.inputs, configured_master(cfg.spark), cfg.ingest)   # before any JVM or write
+    check_shared_run(args.run, configured_master(cfg.spark), cfg.ingest)
     spark = get_spark(cfg.spark, run=args.run)
     rf = RunFolder(args.run, spark)
     try:

@@ -6,7 +6,7 @@ from ..labels import load_labels
 from ..pipeline.stage import Stage
 from ..runfolder import RunFolder
 from ..seeds import check_seed_source
-from ..sources import check_shared
+from ..sources import check_shared, check_shared_run
 
 
 def add_arguments(p) -> None:
@@ -71,6 +71,7 @@ def run(args, cfg) -> int:
     from ..spark.session import configured_master
 
     check_shared(args.input, configured_master(cfg.spark), cfg.ingest)   # local inputs on a cluster: exit 2
+    check_shared_run(args.run, configured_master(cfg.spark), cfg.ingest)  # a local run folder on Connect: exit 2
     spark = get_spark(cfg.spark, run=args.run)
     with scratch.scope(), progress(spark):     # temporary files are removed, success or failure
         outcome = Loop(spark, _inputs(args), cfg).execute()

@@ -22,7 +22,7 @@ from typing import BinaryIO, Iterator, Optional
 
 from .. import warc
 from ..counters import Counts
-from ..errors import UsageError
+from ..errors import UsageError, shown_master
 from ..fs import HadoopFS
 from . import hadoop, http, local, manifest, s3
 
@@ -53,7 +53,7 @@ def is_local_master(master: Optional[str]) -> bool:
 def local_paths_error(paths: list[str], master: str) -> UsageError:
     shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
     return UsageError(
-        f"{shown}: a local path, but the Spark master is {master}: executors on other machines cannot "
+        f"{shown}: a local path, but the Spark master is {shown_master(master)}: executors on other machines cannot "
         f"read this machine's files (they would all count as file_not_found). Put the WARCs where every "
         f"node reads them (hdfs://..., s3://..., gs://..., abfs://..., https://...), or, if the path is "
         f"on a filesystem every node mounts at the same place (NFS, a cluster filesystem), say so with "
@@ -78,6 +78,19 @@ def check_shared(inputs: list[str], master: Optional[str], cfg) -> None:
             bad.append(src)
     if bad:
         raise local_paths_error(bad, str(master))
+
+
+def check_shared_run(run: str, master: Optional[str], cfg) -> None:
+    """UsageError when a Spark Connect endpoint (not ``local[...]``) would get a local run folder: its
+    executors write the tables there, the client reads them back (no I/O, no JVM)."""
+    remote = str(master or "").startswith("sc://")
+    if not remote or is_local_master(master) or cfg.shared_local_paths or kind(run) != "local":
+        return
+    raise UsageError(f"{run}: a local run folder, but the Spark master is the Spark Connect endpoint "
+                     f"{shown_master(master)}: its executors write the run's tables and the client reads them "
+                     f"back, so the run folder must be on storage both reach (s3://..., hdfs://..., gs://..., "
+                     f"abfs://..., dbfs:/...), or, on a filesystem both mount at the same place, say so with "
+                     f"--set ingest.shared_local_paths=true.")
 
 
 def resolve(inputs: list[str], cfg, spark=None, list_hadoop: bool = True) -> list[str]:

@@ -26,7 +26,7 @@ from typing import Optional
 
 from .. import fs as fsmod
 from ..config import SparkConfig
-from ..errors import UsageError
+from ..errors import UsageError, shown_master
 
 
 def _under_spark_submit() -> bool:
@@ -119,7 +119,6 @@ def _connect_session(cfg: SparkConfig, url: str, quiet: bool):
     Connect server for ``local[N]``) with ``cfg``'s runtime settings."""
     from pyspark.sql import SparkSession
 
-
     builder = SparkSession.builder.remote(url).appName(cfg.app_name)
     if cfg.shuffle_partitions:
         builder = builder.config("spark.sql.shuffle.partitions", str(cfg.shuffle_partitions))
@@ -128,10 +127,10 @@ def _connect_session(cfg: SparkConfig, url: str, quiet: bool):
     try:
         spark = builder.getOrCreate()
     except ImportError as e:
-        raise UsageError(f"spark.remote = {url}: a Spark Connect session needs pyspark's Connect client "
+        raise UsageError(f"spark.remote = {shown_master(url)}: a Spark Connect session needs pyspark's Connect client "
                          f"(pip install 'pyspark[connect]'): {e}") from None
     if not quiet:
-        print(f"[spark] remote={url} (Spark Connect)", flush=True)
+        print(f"[spark] remote={shown_master(url)} (Spark Connect)", flush=True)
     return spark
 
 
