@@ -47,7 +47,6 @@ import hashlib
 import json
 import os
 import random
-import re
 import statistics
 import sys
 import tempfile
@@ -58,26 +57,13 @@ from pathlib import Path
 # Programming pages among the benchmarks' "non-maths" pages, labelled by hand (code / ambiguous): the
 # product's list, which the development crawl's code labelling (devcrawl --label-domain code) uses too.
 from corpus_pipeline.devcrawl import REAL_CODE_LABELS
+from corpus_pipeline.profiles.code import has_code_block   # the code profile's markup rule
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED_FILE = ROOT / "seeds" / "code" / "starter_seed.jsonl.gz"
 
-# a code block in HTML: a <pre> element, or a <code> element that spans more than one line (a newline
-# or <br> inside it: php.net, forums); inline <code> in a sentence (a function name in prose) does not
-# count.  Measured on the labeled real pages (README of this bench: the module docstring): code pages
-# 33/38, non-code 12/1148.  Class names ("code-block", "highlight", "language-...") were tried and
-# dropped: on real news pages they name ad slots and language switchers (40 more false hits, 2 more code).
-_PRE = re.compile(rb"<pre[\s>]", re.I)
-_MULTILINE_CODE = re.compile(rb"<code[^>]*>(?:(?!</code>)[\s\S]){0,3000}?(?:\n|<br)(?:(?!</code>)[\s\S]){0,3000}?</code>",
-                             re.I)
-
-
 def data_dir() -> Path:
     return Path(os.environ.get("CORPUS_PIPELINE_DATA", ROOT.parent / "shared" / "data")).resolve()
-
-
-def has_code_block(html: bytes) -> bool:
-    return bool(_PRE.search(html) or _MULTILINE_CODE.search(html))
 
 
 # ------------------------------------------------------------------ the mini-crawl

@@ -54,11 +54,6 @@ class Profile:
         return "non-" + self.positive
 
     @property
-    def metric_labels(self) -> tuple:
-        """The labels that count in precision and recall (any other label is ignored)."""
-        return (self.positive, self.negative)
-
-    @property
     def pages_schema(self) -> str:
         """DDL of this profile's ``RUN/pages`` (the markup column named by the profile)."""
 
