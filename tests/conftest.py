@@ -19,8 +19,10 @@ DATA_DIR = Path(os.environ.get("CORPUS_PIPELINE_DATA", ROOT.parent / "shared" / 
 # with the client compiler only and collect with one thread: they live minutes, not hours, and on two cores
 # C2's compiler threads and G1's collector threads took a third of the JVM's CPU time (measured on the
 # shared uninterrupted run: 107 JVM CPU-seconds with the defaults, 73 with these). Spark reads the variable
-# when it starts a driver; an explicitly set value wins.
-os.environ.setdefault("SPARK_SUBMIT_OPTS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+# when it starts a driver; an explicitly set value wins. The client compiler alone reserves 48 MB of code
+# cache: the demo-size loop filled it once ("CodeCache is full. Compiler has been disabled.", then a lost
+# task), so the cache is reserved larger.
+os.environ.setdefault("SPARK_SUBMIT_OPTS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:ReservedCodeCacheSize=160m")
 
 
 def shared_data_dir() -> Path:
