@@ -45,6 +45,10 @@ class SparkConfig:
     remote: Optional[str] = opt(
         None, "Spark Connect URL (`sc://host:15002`; also `SPARK_REMOTE`): a Connect session instead of a classic "
               "one (needs `pyspark[connect]`; Hadoop-URI run folders and inputs stay classic-only)")
+    ship_code: bool = opt(
+        True, "Spark Connect: send the product's own code to the server's Python workers as an artifact "
+              "(`addArtifacts(pyfile=True)`, once per session); false when the server's Python already has "
+              "this version of `corpus_pipeline` installed")
     app_name: str = opt("corpus_pipeline", "Spark application name")
     driver_memory: Optional[str] = opt(
         None, "driver memory, e.g. \"4g\"; only applies when the command starts the JVM itself")

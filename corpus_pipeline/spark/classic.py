@@ -108,6 +108,18 @@ def reliable_checkpoints(spark) -> bool:
     return is_classic(spark) or bool(_conf(spark, "spark.checkpoint.dir"))
 
 
+def persisted(df, level=None):
+    """``df`` computed once for several reads: ``persist`` on a classic session; on Spark Connect a
+    local checkpoint (``localCheckpoint(eager=True)``: the same rows, also kept by the executors),
+    because a Connect client sends every query's whole plan as nested protobuf messages, which the
+    protobuf decoders refuse beyond 100 levels (a plan of some twenty joins and projections), and a
+    checkpoint replaces the plan below it with a reference to the stored rows.  ``unpersist`` works
+    on both."""
+    if is_classic(df.sparkSession):
+        return df.persist(level) if level is not None else df.persist()
+    return df.localCheckpoint(eager=True)
+
+
 def status_tracker(spark):
     """The SparkContext's status tracker (stages and tasks), or None on a Connect session."""
     return spark.sparkContext.statusTracker() if is_classic(spark) else None

@@ -1,4 +1,5 @@
-"""A throw-away standalone Spark cluster (one master, one worker) on 127.0.0.1.
+"""A throw-away standalone Spark cluster (one master, one worker) on 127.0.0.1, or a Spark Connect
+server there.
 
 Started from the pip-installed pyspark, which has ``bin/spark-class`` but no
 ``sbin/start-master.sh``::
@@ -11,8 +12,13 @@ side.  Each daemon runs in its own process group and is always killed on exit
 ``<work_dir>/master.log`` and ``worker.log``; the worker's scratch space is
 ``<work_dir>/worker`` (never the pyspark installation folder).
 
-Used by the ``cluster`` tests and by hand::
-    python -m corpus_pipeline.spark.cluster     # prints the master URL; Ctrl-C or kill PID stops it
+:class:`LocalConnectServer` starts pyspark's own Spark Connect server (4.x ships its jar; the pip
+pyspark 3.5 does not) the same way, with ``spark-submit --class ...SparkConnectServer``, bound to
+127.0.0.1 on a free port, its Python workers running the interpreter given (``python``).
+
+Used by the ``cluster`` and Connect tests and by hand::
+    python -m corpus_pipeline.spark.cluster             # prints the master URL; Ctrl-C or kill PID stops it
+    python -m corpus_pipeline.spark.cluster --connect   # prints an sc:// URL for --remote
 """
 from __future__ import annotations
 
@@ -29,9 +35,10 @@ import time
 import urllib.request
 from typing import Optional
 
-MASTER_CLASS = "org.apache.spark.deploy.master.Master"
 import argparse
 
+MASTER_CLASS = "org.apache.spark.deploy.master.Master"
+CONNECT_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 WORKER_CLASS = "org.apache.spark.deploy.worker.Worker"
 
 
@@ -119,9 +126,9 @@ class LocalCluster:
         return sum(1 for w in st.get("workers", []) if w.get("state") == "ALIVE")
 
     # ------------------------------------------------------------ life cycle
-    def _spawn(self, args: list[str], log: str) -> subprocess.Popen:
+    def _spawn(self, args: list[str], log: str, program: str = "spark-class") -> subprocess.Popen:
         with open(log, "ab") as out:
-            p = subprocess.Popen([spark_bin("spark-class"), *args], stdout=out, stderr=subprocess.STDOUT,
+            p = subprocess.Popen([spark_bin(program), *args], stdout=out, stderr=subprocess.STDOUT,
                                  stdin=subprocess.DEVNULL, env=self._env, cwd=self.work_dir,
                                  start_new_session=True)  # own process group: killpg stops java too
         self._procs.append(p)
@@ -194,11 +201,72 @@ class LocalCluster:
         return env
 
 
+def port_open(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.settimeout(1)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def has_connect_server() -> bool:
+    """The installed pyspark ships the Spark Connect server's jar (4.x does; the pip 3.5 does not)."""
+    jars = os.path.join(spark_home(), "jars")
+    return os.path.isdir(jars) and any(n.startswith("spark-connect_") for n in os.listdir(jars))
+
+
+class LocalConnectServer(LocalCluster):
+    """A Spark Connect server (driver ``local[cores]``) bound to 127.0.0.1; a context manager.
+
+    ``python``: the interpreter of its Python workers (``spark.pyspark.python``); ``conf``: more
+    ``--conf`` settings.  Its log is ``<work_dir>/connect.log``; ``url`` is the ``sc://`` address."""
+
+    def __init__(self, cores: int = 2, memory: str = "2g", python: Optional[str] = None,
+                 conf: Optional[dict] = None, **kw):
+        super().__init__(cores=cores, memory=memory, **kw)
+        self.python = python or self._env["PYSPARK_PYTHON"]
+        self._env["PYSPARK_PYTHON"] = self.python
+        self.conf = dict(conf or {})
+
+    @property
+    def url(self) -> str:
+        return f"sc://127.0.0.1:{self.port}"
+
+    @property
+    def log(self) -> str:
+        return os.path.join(self.work_dir, "connect.log")
+
+    def start(self) -> "LocalConnectServer":
+        if not has_connect_server():
+            raise RuntimeError(f"the pyspark in {spark_home()} has no Spark Connect server jar "
+                               "(pip's pyspark ships it from 4.0; for 3.5 add --packages org.apache.spark:"
+                               "spark-connect_2.12:3.5.x to a spark-submit of your own)")
+        t0 = time.monotonic()
+        atexit.register(self.stop)
+        conf = {"spark.connect.grpc.binding.address": "127.0.0.1", "spark.connect.grpc.binding.port": self.port,
+                "spark.pyspark.python": self.python, "spark.ui.enabled": "false",
+                "spark.driver.memory": self.memory, **self.conf}
+        args = ["--class", CONNECT_CLASS, "--master", f"local[{self.cores}]"]
+        for k, v in conf.items():
+            args += ["--conf", f"{k}={v}"]
+        try:
+            proc = self._spawn(args + ["spark-internal"], self.log, program="spark-submit")
+            self._wait("Connect server", lambda: port_open(self.port), proc, self.log, t0 + self.timeout_s)
+        except BaseException:
+            self.stop()
+            raise
+        self.timings["server_start_s"] = time.monotonic() - t0
+        return self
+
+    def __enter__(self) -> "LocalConnectServer":
+        return self.start()
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m corpus_pipeline.spark.cluster",
                                  description="start a standalone master + worker on 127.0.0.1 until Ctrl-C")
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--memory", default="4g")
+    ap.add_argument("--connect", action="store_true",
+                    help="a Spark Connect server (local[CORES] driver) instead of a master and a worker")
     a = ap.parse_args(argv)
 
     def _stop(signum, frame):
@@ -208,6 +276,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     # (where a non-interactive shell makes the process ignore SIGINT)
     signal.signal(signal.SIGINT, _stop)
     signal.signal(signal.SIGTERM, _stop)
+    if a.connect:
+        with LocalConnectServer(cores=a.cores, memory=a.memory) as c:
+            print(f"remote {c.url}  log {c.log}  (started in {c.timings['server_start_s']:.1f}s)", flush=True)
+            try:
+                while True:
+                    time.sleep(3600)
+            except KeyboardInterrupt:
+                pass
+        return 0
     with LocalCluster(cores=a.cores, memory=a.memory) as c:
         print(f"master {c.master_url}  ui {c.webui_url}  logs {c.work_dir}  "
               f"(master {c.timings['master_start_s']:.1f}s, worker {c.timings['worker_register_s']:.1f}s)",

@@ -17,7 +17,7 @@ from ..counters import Counts
 from ..ingest import process_source
 from ..profiles import for_config as profile_of
 from .arrow import local_rows
-from .classic import default_parallelism
+from .classic import default_parallelism, persisted
 from .io import rows_to_df, struct, write_table
 
 STAGE = "ingest"
@@ -147,7 +147,7 @@ def near_removals(spark, pages, cfg, checkpoint_dir: str, log=print):
     from .minhash import near_dedup
 
     # near dedup reads its input several times: computed once (the earlier removals applied)
-    docs = pages.select(*schemas.columns(profile_of(cfg).pages_schema)).persist(StorageLevel.MEMORY_AND_DISK)
+    docs = persisted(pages.select(*schemas.columns(profile_of(cfg).pages_schema)), StorageLevel.MEMORY_AND_DISK)
     res = near_dedup(spark, docs, cfg.dedup, checkpoint_dir)
     log("[ingest] near dedup seconds: " + ", ".join(f"{k} {v}" for k, v in (res.timings or {}).items()))
     dups = res.duplicates.select(*schemas.columns(schemas.DUPLICATES),

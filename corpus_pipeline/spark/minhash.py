@@ -56,7 +56,7 @@ from ..dedup import minhash as mh
 from ..schemas import DUPLICATES, columns
 from .components import materialize, connected_components
 from .arrow import local_rows, map_rows
-from .classic import set_checkpoint_dir
+from .classic import persisted, set_checkpoint_dir
 
 BANDS_DDL = "page_id STRING, band INT, bkey BIGINT"
 SHINGLES_DDL = "page_id STRING, n_chars INT, sh ARRAY<BIGINT>"
@@ -171,8 +171,8 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
 
     # 2. candidate edges: stars inside hash sub-buckets, sub-bucket roots to the bucket root
     groups = bucket_groups(band_df, cfg.sub_buckets)
-    cand_ctx = group_edges(groups).persist(StorageLevel.MEMORY_AND_DISK)
-    cand = cand_ctx.select("src", "dst").distinct().persist(StorageLevel.MEMORY_AND_DISK)
+    cand_ctx = persisted(group_edges(groups), StorageLevel.MEMORY_AND_DISK)
+    cand = persisted(cand_ctx.select("src", "dst").distinct(), StorageLevel.MEMORY_AND_DISK)
     candidate_pairs = cand.count()
     band_df.unpersist()
     lap("candidates")
@@ -196,7 +196,7 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
     else:
         sh_fn = _shingle_partition(k)
         sim_col = _jaccard_col
-    sh = map_rows(cand_docs.select("page_id", "text"), sh_fn, SHINGLES_DDL).persist(StorageLevel.MEMORY_AND_DISK)
+    sh = persisted(map_rows(cand_docs.select("page_id", "text"), sh_fn, SHINGLES_DDL), StorageLevel.MEMORY_AND_DISK)
     sa = sh.select(F.col("page_id").alias("src"), F.col("sh").alias("sa"))
     sb = sh.select(F.col("page_id").alias("dst"), F.col("sh").alias("sb"))
     rescued_pairs = 0
@@ -224,7 +224,7 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
         edges = kept_parts[0]
         for part in kept_parts[1:]:
             edges = edges.unionByName(part)
-        edges = edges.distinct().persist(StorageLevel.MEMORY_AND_DISK)
+        edges = persisted(edges.distinct(), StorageLevel.MEMORY_AND_DISK)
         verified_pairs = edges.count()
     else:
         edges = cand

@@ -25,6 +25,7 @@ import time
 from typing import Optional
 
 from .. import fs as fsmod
+from .. import packaging
 from ..config import SparkConfig
 from ..errors import UsageError, shown_master
 
@@ -129,9 +130,23 @@ def _connect_session(cfg: SparkConfig, url: str, quiet: bool):
     except ImportError as e:
         raise UsageError(f"spark.remote = {shown_master(url)}: a Spark Connect session needs pyspark's Connect client "
                          f"(pip install 'pyspark[connect]'): {e}") from None
+    if cfg.ship_code:
+        ship_code(spark)
     if not quiet:
         print(f"[spark] remote={shown_master(url)} (Spark Connect)", flush=True)
     return spark
+
+
+def ship_code(spark) -> str:
+    """Send the product's own code to a Connect session's Python workers: the zip that
+    ``spark-submit --py-files`` gets on a classic cluster (:mod:`corpus_pipeline.packaging`, built
+    afresh in a new temporary folder: 3 MB in 0.2 s, so that concurrent commands never share one),
+    added as a Python artifact, which the server puts on its workers' ``sys.path`` for this session only.  The
+    compiled dependencies (fasttext, resiliparse, fastwarc...) are not in it: the server's Python
+    must have them (cluster libraries or a packed environment; see the cluster guide)."""
+    path = packaging.build_zip(tempfile.mkdtemp(prefix="corpus_pipeline-artifact-"))
+    spark.addArtifacts(path, pyfile=True)
+    return path
 
 
 def get_spark(cfg: Optional[SparkConfig] = None, quiet: bool = False, run: Optional[str] = None):
