@@ -160,12 +160,13 @@ class ArrowFS:
                 fs, root = pafs.FileSystem.from_uri(f"{scheme}://{netloc}/")
             except Exception as e:  # noqa: BLE001 - ArrowInvalid (unknown scheme), OSError (no libhdfs/JVM)
                 raise _unsupported(uri, scheme, e) from None
-            hit = (fs, root.rstrip("/"))
+            hit = (fs, root)
             with self._lock:
                 self._cache.setdefault(key, hit)
         fs, root = hit
-        if scheme in ("hdfs", "viewfs") or root.startswith("/"):
-            return fs, root + "/" + path
+        if scheme in ("hdfs", "viewfs", "file") or root.startswith("/"):      # absolute paths
+            return fs, (root.rstrip("/") + "/" + path).rstrip("/") or "/"
+        root = root.strip("/")                                                # bucket[/key] paths
         return fs, (f"{root}/{path}" if root else path).rstrip("/")
 
     def _s3(self, bucket: str):
@@ -237,8 +238,7 @@ class ArrowFS:
             raise UsageError(f"rename {src} -> {dst}: not on the same filesystem")
         self.delete(dst)
         with _errors(src):
-            if not _object_store(fs) and "/" in dp.strip("/"):
-                fs.create_dir(dp.rsplit("/", 1)[0], recursive=True)
+            _parent(fs, dp)
             if _kind(info) == "file" or _object_store(fs) == "azure" or not _object_store(fs):
                 fs.move(sp, dp)
                 return
@@ -270,6 +270,7 @@ class ArrowFS:
         no rename); the object appears whole or not at all."""
         fs, path = self._resolve(uri)
         with _errors(uri):
+            _parent(fs, path)
             with fs.open_output_stream(path) as f:
                 f.write(data)
 
@@ -298,6 +299,7 @@ class ArrowFS:
             raise FileNotFoundError(f"{local}: no such file")
         fs, path = self._resolve(uri)
         with _errors(uri):
+            _parent(fs, path)
             with open(src, "rb") as f, fs.open_output_stream(path) as out:
                 while True:
                     block = f.read(8 << 20)
@@ -309,6 +311,13 @@ class ArrowFS:
 def _object_store(fs) -> str:
     """``s3``, ``gcs`` or ``azure`` for an object store's filesystem (folders are key prefixes), else ``""``."""
     return {"S3FileSystem": "s3", "GcsFileSystem": "gcs", "AzureFileSystem": "azure"}.get(type(fs).__name__, "")
+
+
+def _parent(fs, path: str) -> None:
+    """Creates the parent folder of ``path`` where folders are real (HDFS, local); on object stores the
+    key is the whole story."""
+    if not _object_store(fs) and "/" in path.strip("/"):
+        fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
 
 
 def _kind(info) -> str:
