@@ -237,3 +237,53 @@ def test_run_folder_commits_on_s3(base):
     run.invalidate(scores)
     assert not run.fs.exists(scores)
     assert run.iterations() == [1] and run.fs.listdir(run.iter_dir(1)) == []   # the parent stays, as on a disk
+
+
+# ------------------------------------------------------------ WARC inputs listed without a JVM
+def test_hadoop_inputs_listed_through_pyarrow_without_a_session(tmp_path):
+    """The listing ``sources.resolve`` does for Hadoop URIs, without a classic session (pyarrow's
+    ``file://``; the same cases as the JVM's listing in tests/spark/test_hadoop_inputs.py)."""
+    from corpus_pipeline import sources
+    from corpus_pipeline.config import IngestConfig
+
+    d = tmp_path / "crawl"
+    (d / "sub").mkdir(parents=True)
+    for name in ("f0.warc.gz", "f1.warc.gz", "f2.warc.gz", "sub/f3.warc.gz", "notes.txt"):
+        (d / name).write_bytes(b"x")
+    cfg, uri = IngestConfig(), f"file://{d}"
+    files = [f"{uri}/f{i}.warc.gz" for i in range(3)] + [f"{uri}/sub/f3.warc.gz"]
+    assert sources.resolve([uri], cfg) == files                                   # recursive, no notes.txt
+    assert sources.resolve([f"{uri}/*.warc.gz"], cfg) == files[:3]
+    assert sources.resolve([f"{uri}/{{f0,sub}}*"], cfg) == [files[0], files[3]]   # Hadoop glob syntax
+    assert sources.resolve([f"{uri}/[!f]*/*.warc.gz"], cfg) == [files[3]]
+    assert sources.resolve([f"{uri}/notes.txt"], cfg) == [f"{uri}/notes.txt"]      # explicit: any name
+    for bad in (f"{uri}/missing.warc.gz", f"{uri}/*.arc", f"{uri}/nothing/"):
+        with pytest.raises(UsageError, match="matches no WARC"):
+            sources.resolve([bad], cfg)
+    with pytest.raises(UsageError, match="no Python filesystem"):
+        sources.resolve(["nosuchfs://host/x.warc.gz"], cfg)
+
+
+def test_manifest_on_a_hadoop_uri_read_without_a_session():
+    """A ``warc.paths`` manifest on a non-S3, non-HTTP URI is read through pyarrow without a classic
+    session (pyarrow's in-memory ``mock://`` filesystem stands in for gs:// or abfs://)."""
+    from corpus_pipeline import sources
+    from corpus_pipeline.config import IngestConfig
+
+    ArrowFS().write_text("mock:///lists/warc.paths", "crawl/a.warc.gz\ncrawl/b.warc.gz\n")
+    refs = sources.read_manifest("mock:///lists/warc.paths", IngestConfig(manifest_base="https://data.example/"))
+    assert refs == ["https://data.example/crawl/a.warc.gz", "https://data.example/crawl/b.warc.gz"]
+    with pytest.raises(UsageError, match="manifest not found"):
+        sources.read_manifest("mock:///lists/gone.paths", IngestConfig())
+
+
+def test_a_filesystem_with_real_folders():
+    """Where folders are real (HDFS, a disk; pyarrow's in-memory ``mock://`` here) parents are made and
+    folders rename as a whole."""
+    afs, base = ArrowFS(), "mock:///real"
+    afs.write_text(f"{base}/a/b/c.txt", "c")
+    assert afs.isdir(f"{base}/a/b") and afs.listdir(base) == ["a"]
+    afs.rename(f"{base}/a", f"{base}/z/moved")
+    assert afs.read_text(f"{base}/z/moved/b/c.txt") == "c" and not afs.exists(f"{base}/a")
+    afs.delete(f"{base}/z")
+    assert afs.listdir(base) == [] and afs.isdir(base)
