@@ -1,9 +1,13 @@
 """A small filesystem layer that understands URIs.
 
-Local paths (and ``file://``) use the OS; any other scheme (``hdfs://``,
-``gs://``, ``s3a://``, ``abfs://`` ...) goes through Hadoop's FileSystem API in
-the active SparkSession's JVM, so run folders work on cluster filesystems.
-Run outputs are only ever touched through :func:`get_fs`.
+Local paths (and ``file://``) use the OS (:class:`LocalFS`).  Any other scheme
+(``hdfs://``, ``gs://``, ``s3a://``, ``abfs://`` ...) goes, on a classic
+SparkSession, through Hadoop's FileSystem API in its JVM (``HadoopFS``), so run
+folders work on whatever the cluster has a connector for; on a Spark Connect
+session, or with no session, through ``pyarrow.fs`` (:class:`ArrowFS`: S3 for
+``s3``/``s3a``/``s3n``, GCS, Azure, HDFS where libhdfs is installed; another
+scheme is a :class:`~errors.UsageError`).  Run outputs are only ever touched
+through :func:`get_fs`.
 
 No write here renames anything: a file is written where it stays, with one
 plain write (one PUT on an object store, where a rename would be a copy).  A
@@ -375,14 +379,20 @@ _LOCAL = LocalFS()
 _ARROW = ArrowFS()
 
 
+def classic_session(spark=None):
+    """``spark`` (else the active session) when it is a classic one; None on Spark Connect or without one."""
+    session = spark if spark is not None else active_session()
+    return session if is_classic(session) else None
+
+
 def get_fs(uri: str, spark=None):
     """The filesystem of ``uri``: :class:`LocalFS` for local paths; for other URIs ``HadoopFS`` (the JVM's
     Hadoop FileSystem) when the session (``spark``, else the active one) is a classic one, otherwise
     (Spark Connect, or no session) :class:`ArrowFS`."""
     if is_local(uri):
         return _LOCAL
-    session = spark if spark is not None else active_session()
-    if is_classic(session):
+    session = classic_session(spark)
+    if session is not None:
         return HadoopFS(session)
     _ARROW._resolve(uri)             # an unsupported scheme fails here, with a UsageError
     return _ARROW

@@ -32,7 +32,7 @@ import subprocess
 from typing import BinaryIO
 
 from ..errors import UsageError
-from ..fs import ArrowFS, HadoopFS, active_session, is_classic
+from ..fs import ArrowFS, HadoopFS, classic_session
 from .stream import Body
 
 PYARROW_SCHEMES = frozenset({"file", "hdfs", "viewfs", "gs", "gcs", "abfs", "abfss"})
@@ -58,8 +58,8 @@ def _is_warc(name: str, suffixes) -> bool:
 def resolve(src: str, suffixes, spark=None) -> list[str]:
     """Qualified URIs named by ``src``: an explicit file whatever its name; folders
     (recursive) and globs contribute files with a WARC suffix.  Empty: nothing matched."""
-    session = spark if spark is not None else active_session()
-    if not is_classic(session):
+    session = classic_session(spark)
+    if session is None:
         return _resolve_arrow(src, suffixes)
     try:
         hfs = HadoopFS(session)
