@@ -23,7 +23,7 @@ from typing import BinaryIO, Iterator, Optional
 from .. import warc
 from ..counters import Counts
 from ..errors import UsageError, shown_master
-from ..fs import HadoopFS
+from .. import fs as fsmod
 from . import hadoop, http, local, manifest, s3
 
 WARC_SUFFIXES = (".warc.gz", ".warc", ".arc.gz", ".arc")
@@ -142,7 +142,7 @@ def read_manifest(src: str, cfg, spark=None) -> list[str]:
     """The file references a ``warc.paths`` manifest lists (UsageError when it cannot be read).
 
     The manifest may be local, on S3, on HTTP or on a Hadoop filesystem (read on the driver through
-    ``spark``'s JVM, or the active session's).
+    ``spark``'s JVM, or the active session's; through pyarrow without a classic session).
     """
     ref = src
     if "://" not in src or src.startswith("file://"):
@@ -152,7 +152,7 @@ def read_manifest(src: str, cfg, spark=None) -> list[str]:
         ref = os.path.abspath(path)
     try:
         if kind(ref) == "hadoop":
-            raw = io.BytesIO(HadoopFS(spark).read_bytes(ref))
+            raw = io.BytesIO(fsmod.get_fs(ref, spark).read_bytes(ref))   # the JVM's on a classic session
         else:
             raw = open_stream(ref, cfg)
     except FileNotFoundError as e:

@@ -4,7 +4,9 @@ Listing and globbing happen on the driver through Hadoop's ``FileSystem`` API
 in the SparkSession's JVM (:class:`fs.HadoopFS`, py4j), so a scheme works
 whenever the cluster's Hadoop configuration has its connector, and
 ``hdfs:///crawl/*.warc.gz`` is expanded against ``fs.defaultFS`` into fully
-qualified URIs (``hdfs://namenode:8020/crawl/...``).
+qualified URIs (``hdfs://namenode:8020/crawl/...``).  Without a classic
+session (Spark Connect, or none) the driver lists through pyarrow instead
+(:class:`fs.ArrowFS`: the schemes below, Hadoop's glob syntax per path segment).
 
 Executors cannot call the JVM from a Python task, so they read the bytes with
 pyarrow's filesystems (a dependency already): ``hdfs``/``viewfs`` through
@@ -24,12 +26,13 @@ when it and the scheme's implementation are installed on the executors;
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from typing import BinaryIO
 
 from ..errors import UsageError
-from ..fs import HadoopFS
+from ..fs import ArrowFS, HadoopFS, classic_session
 from .stream import Body
 
 PYARROW_SCHEMES = frozenset({"file", "hdfs", "viewfs", "gs", "gcs", "abfs", "abfss"})
@@ -55,9 +58,11 @@ def _is_warc(name: str, suffixes) -> bool:
 def resolve(src: str, suffixes, spark=None) -> list[str]:
     """Qualified URIs named by ``src``: an explicit file whatever its name; folders
     (recursive) and globs contribute files with a WARC suffix.  Empty: nothing matched."""
-
+    session = classic_session(spark)
+    if session is None:
+        return _resolve_arrow(src, suffixes)
     try:
-        hfs = HadoopFS(spark)
+        hfs = HadoopFS(session)
     except RuntimeError as e:
         raise UsageError(f"{src}: listing a Hadoop URI needs a SparkSession ({e})") from e
     try:
@@ -89,6 +94,86 @@ def resolve(src: str, suffixes, spark=None) -> list[str]:
     except Exception as e:  # noqa: BLE001 - py4j errors carry the Java exception's text
         msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise UsageError(f"{src}: cannot list through Hadoop: {msg}") from e
+
+
+def _glob_re(segment: str) -> "re.Pattern":
+    """One path segment of a Hadoop glob (``*``, ``?``, ``[abc]``, ``[^a]``, ``{a,b}``, ``\\`` escapes)."""
+    out, i, depth = [], 0, 0
+    while i < len(segment):
+        c = segment[i]
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[" and "]" in segment[i + 1:]:
+            j = segment.index("]", i + 1)
+            body = segment[i + 1:j]
+            out.append("[" + ("^" + body[1:] if body[:1] in ("!", "^") else body).replace("\\", "\\\\") + "]")
+            i = j
+        elif c == "{":
+            out.append("(?:")
+            depth += 1
+        elif c == "}" and depth:
+            out.append(")")
+            depth -= 1
+        elif c == "," and depth:
+            out.append("|")
+        elif c == "\\" and i + 1 < len(segment):
+            i += 1
+            out.append(re.escape(segment[i]))
+        else:
+            out.append(re.escape(c))
+        i += 1
+    if depth:
+        raise UsageError(f"{segment}: unbalanced {{ in a glob")
+    return re.compile("".join(out) + r"\Z")
+
+
+def _resolve_arrow(src: str, suffixes) -> list[str]:
+    """:func:`resolve` through pyarrow's filesystems (no JVM): the same answers for the schemes pyarrow
+    serves, URIs as given (``hdfs:///x`` is not qualified against ``fs.defaultFS``)."""
+    afs = ArrowFS()
+    fs, path = afs._resolve(src)                   # UsageError for a scheme pyarrow cannot serve here
+    s, rest = src.split("://", 1)
+    netloc = rest.split("/", 1)[0]
+    root_uri = f"{s}://{netloc}/"
+    root = afs._resolve(root_uri)[1].rstrip("/")
+
+    def uri(p: str) -> str:
+        return root_uri + p[len(root):].lstrip("/")
+
+    def ls(p: str, recursive: bool = False):
+        import pyarrow.fs as pafs
+
+        return fs.get_file_info(pafs.FileSelector(p, allow_not_found=True, recursive=recursive))
+
+    try:
+        if any(c in rest[len(netloc):] for c in _GLOB_CHARS):
+            lead, segments = ("/" if path.startswith("/") else ""), path.strip("/").split("/")
+            if any("{" in g and "}" not in g for g in segments):
+                raise UsageError(f"{src}: a {{...}} alternative spanning '/' needs a classic Spark session")
+            fixed = next(i for i, g in enumerate(segments) if any(c in g for c in _GLOB_CHARS))
+            matched = [fs.get_file_info(lead + "/".join(segments[:fixed]))]
+            for g in segments[fixed:]:
+                pat = _glob_re(g)
+                matched = [e for d in matched if d.type.name == "Directory"
+                           for e in ls(d.path) if pat.match(e.base_name)]
+        else:
+            matched = [fs.get_file_info(path)]
+            if matched[0].type.name == "File":
+                return [uri(matched[0].path)]
+        out: list[str] = []
+        for e in sorted(matched, key=lambda e: e.path):
+            if e.type.name == "Directory":
+                out.extend(sorted(uri(f.path) for f in ls(e.path, recursive=True)
+                                  if f.type.name == "File" and _is_warc(f.base_name, suffixes)))
+            elif e.type.name == "File" and _is_warc(e.base_name, suffixes):
+                out.append(uri(e.path))
+        return out
+    except UsageError:
+        raise
+    except Exception as e:  # noqa: BLE001 - pyarrow's errors (access denied, network...)
+        raise UsageError(f"{src}: cannot list through pyarrow: {e}") from e
 
 
 def check_readable(ref: str) -> None:

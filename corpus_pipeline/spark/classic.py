@@ -10,6 +10,7 @@ what needs a classic session, never a py4j or attribute traceback.
 from __future__ import annotations
 
 import os
+import sys
 from typing import Optional
 
 from ..errors import UsageError
@@ -32,6 +33,16 @@ def is_classic(spark) -> bool:
         return getattr(spark, "_jsc", None) is not None
     except Exception:  # noqa: BLE001 - some platforms raise on any JVM attribute
         return False
+
+
+def active_session():
+    """The session this process is working with, or None: pyspark's active session (per thread in the
+    JVM), else the one this process made; None without asking when pyspark was never imported."""
+    if "pyspark.sql" not in sys.modules:
+        return None
+    from pyspark.sql import SparkSession
+
+    return SparkSession.getActiveSession() or getattr(SparkSession, "_instantiatedSession", None)
 
 
 def _conf(spark, key: str) -> Optional[str]:
