@@ -120,7 +120,9 @@ def main() -> None:
                                                                 "spark.sql.shuffle.partitions": "1"}), quiet=True)
         pages = spark.read.parquet("file://" + os.path.join(work, "pages.parquet"))
         lines = spark.read.parquet("file://" + os.path.join(work, "prepared.parquet"))
-        parts = pages.rdd.getNumPartitions()
+        from pyspark.sql import functions as F
+
+        parts = pages.select(F.spark_partition_id()).distinct().count()
 
         def spark_run():
             score_pages(spark, pages, os.path.join(work, "model"), cfg).write.format("noop").mode("overwrite").save()
@@ -133,12 +135,11 @@ def main() -> None:
             prepare_pages(spark, pages, cfg).write.format("noop").mode("overwrite").save()
 
         from corpus_pipeline import schemas
-        from corpus_pipeline.spark.io import struct
+        from corpus_pipeline.spark.arrow import map_rows
 
-        def passthrough_run():                                 # same data path, no scoring
-            rdd = pages.select("page_id", "text").rdd.mapPartitions(lambda rows: ((r[0], 0.0) for r in rows))
-            spark.createDataFrame(rdd, struct(schemas.SCORES), verifySchema=False) \
-                .write.format("noop").mode("overwrite").save()
+        def passthrough_run():                                 # same data path (mapInArrow), no scoring
+            map_rows(pages.select("page_id", "text"), lambda rows: ((r[0], 0.0) for r in rows),
+                     schemas.SCORES).write.format("noop").mode("overwrite").save()
 
         t0 = time.perf_counter()
         spark_run()                                            # warm-up: worker start + model load

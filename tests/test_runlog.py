@@ -59,3 +59,29 @@ def test_spark_log_settings_reach_the_launcher_quoted_and_are_checked():
     for bad in ("spark.log_level=warning", "spark.console_log_level=quiet"):
         with pytest.raises(ConfigError, match=bad.split("=")[0]):
             load_config(overrides=[bad])
+
+
+def test_connect_progress_lines_follow_the_streamed_stages():
+    from types import SimpleNamespace as NS
+
+    from corpus_pipeline.spark.progress import ConnectProgress
+
+    now = [100.0]
+    lines = []
+    h = ConnectProgress(interval=10, after=5, echo=lines.append, clock=lambda: now[0])
+
+    def stage(done_tasks, finished=False):
+        return NS(stage_id=7, num_tasks=40, num_completed_tasks=done_tasks, num_bytes_read=0, done=finished)
+
+    h([stage(0)], 2, "4f1c2a9e-1111", False)            # first seen: too young for a line
+    now[0] = 106.0
+    h([stage(12)], 2, "4f1c2a9e-1111", False)
+    now[0] = 110.0
+    h([stage(20)], 2, "4f1c2a9e-1111", False)            # within the interval: no second line
+    now[0] = 117.0
+    h([stage(30)], 1, "4f1c2a9e-1111", False)
+    h([stage(40, finished=True)], 0, "4f1c2a9e-1111", True)   # a finished stage: no line
+    h(None, 0, None, True)                                # nothing streamed: nothing shown
+    assert lines == ["[spark] stage 7 (operation 4f1c2a9e): 12/40 tasks, 2 running, 2.0 tasks/s, 6 s, ~14 s left",
+                     "[spark] stage 7 (operation 4f1c2a9e): 30/40 tasks, 1 running, 1.8 tasks/s, 17 s, ~6 s left"]
+    h([object()], 0, "x", False)                          # a malformed update never raises

@@ -193,3 +193,14 @@ def test_a_spark_connect_endpoint_refuses_local_paths_before_any_session(tmp_pat
         err = capsys.readouterr().err
         assert f"{tmp_path / 'run'}: a local run folder" in err and "s3cr3t" not in err
     assert not (tmp_path / "run").exists()
+
+
+def test_a_connect_client_older_than_4_is_refused_naming_the_missing_calls():
+    from corpus_pipeline.errors import UsageError
+    from corpus_pipeline.spark.session import check_connect_client
+
+    with pytest.raises(UsageError) as e:
+        check_connect_client("3.5.9", "sc://host:15002/;token=SECRET")
+    msg = str(e.value)
+    assert "pyspark 3.5.9" in msg and "localCheckpoint" in msg and "Observation" in msg and "SECRET" not in msg
+    check_connect_client("4.0.1", "sc://host:15002")      # 4.x: accepted

@@ -115,10 +115,25 @@ def remote_url(cfg: Optional[SparkConfig] = None) -> Optional[str]:
     return (getattr(cfg, "remote", None) if cfg is not None else None) or os.environ.get("SPARK_REMOTE") or None
 
 
+CONNECT_CALLS_SINCE_4 = "DataFrame.localCheckpoint and checkpoint, Observation, registerProgressHandler"
+
+
+def check_connect_client(pyspark_version: str, url: str) -> None:
+    """UsageError when the installed pyspark's Connect client lacks calls the product makes (3.5)."""
+    major = int(str(pyspark_version).split(".")[0])
+    if major < 4:
+        raise UsageError(f"spark.remote = {shown_master(url)}: the Spark Connect client of pyspark {pyspark_version} "
+                         f"lacks calls the pipeline makes ({CONNECT_CALLS_SINCE_4}: pyspark 4.0+); use pyspark 4.x "
+                         f"on the client, or a classic Spark 3.5 session (spark-submit, --master)")
+
+
 def _connect_session(cfg: SparkConfig, url: str, quiet: bool):
     """A Spark Connect session to ``url`` (``sc://host:port``; pyspark 4.x also starts a local
     Connect server for ``local[N]``) with ``cfg``'s runtime settings."""
+    import pyspark
     from pyspark.sql import SparkSession
+
+    check_connect_client(pyspark.__version__, url)
 
     builder = SparkSession.builder.remote(url).appName(cfg.app_name)
     if cfg.shuffle_partitions:

@@ -72,13 +72,10 @@ def test_loop_on_spark_connect_equals_the_classic_run(connect_server, decontamin
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-4000:] + open(connect_server.log).read()[-3000:]
     assert f"[spark] remote={connect_server.url} (Spark Connect)" in p.stdout
 
-    rows = compare(decontaminated_run, run)
-    assert len(rows) > 20 and {"final", "pages", "prepared", "iter=001/scores"} <= {r["stage"] for r in rows}
-    assert [r for r in rows if not r["ok"]] == []
+    rows = {r["stage"]: r for r in compare(decontaminated_run, run)}
+    assert len(rows) > 20 and {"final/corpus", "final/contamination", "pages", "prepared", "iter=001/scores"} <= set(rows)
+    assert [r for r in rows.values() if not r["ok"]] == []
+    assert rows["final/corpus"]["rows"][0] > 100 and rows["final/contamination"]["rows"][0] > 0
     assert _summary(run) == _summary(decontaminated_run)
     md = (run / "report" / "summary.md").read_text().replace(str(run), "RUN")
     assert md == (decontaminated_run / "report" / "summary.md").read_text().replace(str(decontaminated_run), "RUN")
-    corpus = sorted(json.loads(line)["page_id"] for f in (run / "final").rglob("*.jsonl*") for line in
-                    (f.read_text() if f.suffix == ".jsonl" else "").splitlines())
-    assert corpus == sorted(json.loads(line)["page_id"] for f in (decontaminated_run / "final").rglob("*.jsonl*")
-                            for line in (f.read_text() if f.suffix == ".jsonl" else "").splitlines())
