@@ -120,3 +120,17 @@ def _group_and_order(items) -> None:
     rank = {g: i for i, g in enumerate(LONGEST)}
     items.sort(key=lambda it: (rank.get(group[it.nodeid], len(rank)), group[it.nodeid] not in slow,
                                first_seen[group[it.nodeid]]))
+
+
+@pytest.fixture(scope="module")
+def moto_url():
+    """moto's S3 server on a free loopback port, one per test module (its own buckets): real HTTP."""
+    from moto.server import ThreadedMotoServer
+
+    from corpus_pipeline.spark.cluster import free_port
+
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    yield f"http://127.0.0.1:{port}"
+    server.stop()

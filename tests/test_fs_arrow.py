@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import socket
 
 import pytest
 
@@ -17,30 +16,17 @@ from corpus_pipeline.runfolder import ATTEMPT, MARKER, RunFolder, committed_data
 BUCKET = "runs-test"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def moto_url():
-    from moto.server import ThreadedMotoServer
-
-    port = free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
+def bucket(moto_url):
     import boto3
 
     boto3.session.Session(aws_access_key_id="testing", aws_secret_access_key="testing",
-                          region_name="us-east-1").client("s3", endpoint_url=f"http://127.0.0.1:{port}") \
-        .create_bucket(Bucket=BUCKET)
-    yield f"http://127.0.0.1:{port}"
-    server.stop()
+                          region_name="us-east-1").client("s3", endpoint_url=moto_url).create_bucket(Bucket=BUCKET)
+    return BUCKET
 
 
 @pytest.fixture(autouse=True)
-def aws_env(moto_url, monkeypatch):
+def aws_env(moto_url, bucket, monkeypatch):
     for k, v in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
                  "AWS_DEFAULT_REGION": "us-east-1", "AWS_ENDPOINT_URL": moto_url}.items():
         monkeypatch.setenv(k, v)
