@@ -263,10 +263,12 @@ class ArrowFS:
             entries = fs.get_file_info(_selector(path, recursive=False))
         return sorted({e.base_name for e in entries if e.base_name})
 
+    # every stream is opened with compression=None: pyarrow would otherwise gzip a ``.gz`` name's
+    # bytes on writing (and gunzip them on reading), storing an already compressed file twice over
     def read_bytes(self, uri: str) -> bytes:
         fs, path = self._resolve(uri)
         with _errors(uri):
-            with fs.open_input_stream(path) as f:
+            with fs.open_input_stream(path, compression=None) as f:
                 return f.read()
 
     def write_bytes(self, uri: str, data: bytes) -> None:
@@ -275,7 +277,7 @@ class ArrowFS:
         fs, path = self._resolve(uri)
         with _errors(uri):
             _parent(fs, path)
-            with fs.open_output_stream(path) as f:
+            with fs.open_output_stream(path, compression=None) as f:
                 f.write(data)
 
     def read_text(self, uri: str) -> str:
@@ -289,7 +291,7 @@ class ArrowFS:
         fs, path = self._resolve(uri)
         os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
         with _errors(uri):
-            with fs.open_input_stream(path) as f, open(dst, "wb") as out:
+            with fs.open_input_stream(path, compression=None) as f, open(dst, "wb") as out:
                 while True:
                     block = f.read(8 << 20)
                     if not block:
@@ -304,7 +306,7 @@ class ArrowFS:
         fs, path = self._resolve(uri)
         with _errors(uri):
             _parent(fs, path)
-            with open(src, "rb") as f, fs.open_output_stream(path) as out:
+            with open(src, "rb") as f, fs.open_output_stream(path, compression=None) as out:
                 while True:
                     block = f.read(8 << 20)
                     if not block:

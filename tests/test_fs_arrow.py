@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 
 import pytest
 
@@ -273,3 +274,60 @@ def test_a_filesystem_with_real_folders():
     assert afs.read_text(f"{base}/z/moved/b/c.txt") == "c" and not afs.exists(f"{base}/a")
     afs.delete(f"{base}/z")
     assert afs.listdir(base) == [] and afs.isdir(base)
+
+
+class _ConnectLike:
+    """What the model shipping uses of a Spark Connect session: ``addArtifacts`` (recorded here)."""
+
+    def __init__(self):
+        self.artifacts = []
+
+    def addArtifacts(self, *paths, file=False, pyfile=False, archive=False):
+        self.artifacts += [(p, open(p, "rb").read(), file) for p in paths]
+
+
+def test_a_model_in_an_s3_run_folder_ships_as_a_file_artifact_from_a_local_copy(base):
+    from corpus_pipeline import scratch
+    from corpus_pipeline.spark.classify import _ship_model
+
+    afs = ArrowFS()
+    afs.write_bytes(f"{base}/iter=001/model/model.bin", b"\x00model bytes\xff" * 1000)
+    spark = _ConnectLike()
+    with scratch.scope():
+        kind, name = _ship_model(spark, f"{base}/iter=001/model")
+        assert kind == "spark_file" and name.startswith("model-") and name.endswith(".bin")
+        [(path, data, as_file)] = spark.artifacts
+        assert as_file and os.path.basename(path) == name and data == b"\x00model bytes\xff" * 1000
+        assert _ship_model(spark, f"{base}/iter=001/model") == (kind, name)    # once per session
+    assert len(spark.artifacts) == 1 and not os.path.exists(path)             # the local copy was scratch
+
+
+def test_a_seed_corpus_on_s3_is_listed_without_a_jvm(base):
+    from corpus_pipeline.errors import InputFileError
+    from corpus_pipeline.spark.seeds import remote_listing
+
+    afs = ArrowFS()
+    for name, data in [("seed/a.jsonl", b'{"text": "x"}\n'), ("seed/sub/b.jsonl.gz", b"gz"),
+                       ("seed/_SUCCESS", b""), ("seed/.hidden.jsonl", b"{}")]:
+        afs.write_bytes(f"{base}/{name}", data)
+    listed = remote_listing(f"{base}/seed")
+    assert [p for p, _, _ in listed] == [f"{base}/seed/a.jsonl", f"{base}/seed/sub/b.jsonl.gz"]
+    assert [size for _, size, _ in listed] == [14, 2] and all(mtime > 0 for _, _, mtime in listed)
+    assert [p for p, _, _ in remote_listing(f"{base}/seed/*.jsonl")] == [f"{base}/seed/a.jsonl"]
+    with pytest.raises(InputFileError):
+        remote_listing(f"{base}/nothing-here")
+
+
+def test_bytes_are_stored_as_given_whatever_the_name(base, moto_url):
+    import gzip
+
+    import boto3
+
+    data = gzip.compress(b'{"text": "x"}\n')
+    afs = ArrowFS()
+    afs.write_bytes(f"{base}/seed.jsonl.gz", data)
+    key = f"{base}/seed.jsonl.gz".split(f"s3://{BUCKET}/", 1)[1]
+    stored = boto3.session.Session(aws_access_key_id="testing", aws_secret_access_key="testing",
+                                   region_name="us-east-1").client("s3", endpoint_url=moto_url) \
+        .get_object(Bucket=BUCKET, Key=key)["Body"].read()
+    assert stored == data and afs.read_bytes(f"{base}/seed.jsonl.gz") == data   # not gzipped twice

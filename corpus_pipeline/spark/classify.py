@@ -324,8 +324,9 @@ def _ship_model(spark, model_dir: str, via_spark_files: Optional[bool] = None) -
 
     Spark refuses a second file of the same name from another path, and every
     iteration's model is ``model.bin``: the shipped file is a hard link (local
-    model) or a copy made by the run folder's filesystem (remote model, classic sessions only;
-    no copy through the driver's Python) under the unique name, in a scratch place removed
+    model) or a copy made by the run folder's filesystem (remote model: inside the JVM on a classic
+    session, nothing through the driver's Python; on Spark Connect a local copy, which the artifact
+    upload needs) under the unique name, in a scratch place removed
     when the command ends (:mod:`corpus_pipeline.scratch`)."""
     from . import classic
 
@@ -349,10 +350,12 @@ def _ship_model(spark, model_dir: str, via_spark_files: Optional[bool] = None) -
         except OSError:
             shutil.copyfile(src, link)
         target = link
-    else:
+    elif classic.is_classic(spark):
         target = fsmod.join(model_dir.rstrip("/") + ".ship", name)
         scratch.register(model_dir.rstrip("/") + ".ship")
         classic.hadoop_copy(spark, uri, target)
+    else:                                      # Spark Connect: an artifact is uploaded from a local file
+        target = fsmod.get_fs(uri, spark).get_local(uri, os.path.join(scratch.mkdtemp("cp_model_"), name))
     return "spark_file", classic.ship_file(spark, target, name, key)
 
 

@@ -22,13 +22,12 @@ _CORRUPT = "_corrupt_record"
 def remote_listing(source: str, spark=None) -> list[tuple[str, int, int]]:
     """(path, size, modification time) of every data file of a Hadoop-URI source
     (a file, a folder listed recursively, or a glob), sorted by path."""
-    if spark is None:
-        from pyspark.sql import SparkSession
-
-        spark = SparkSession.getActiveSession()
+    session = fsmod.classic_session(spark)
+    if session is None:
+        return _arrow_listing(source)
     from .classic import hadoop_path
 
-    fs, path = hadoop_path(spark, source)
+    fs, path = hadoop_path(session, source)
     statuses = fs.globStatus(path) if is_glob(source) else (
         [fs.getFileStatus(path)] if fs.exists(path) else [])
     if not statuses:
@@ -46,6 +45,25 @@ def remote_listing(source: str, spark=None) -> list[tuple[str, int, int]]:
             out.append((st.getPath().toString(), int(st.getLen()), int(st.getModificationTime())))
     if not out:
         raise InputFileError(source, "no data files here")
+    return sorted(out)
+
+
+def _arrow_listing(source: str) -> list[tuple[str, int, int]]:
+    """:func:`remote_listing` without a classic session (Spark Connect): pyarrow's filesystems
+    (:class:`fs.ArrowFS`), globs as Hadoop reads them (as the WARC inputs are listed)."""
+    from ..sources.hadoop import _resolve_arrow
+
+    afs = fsmod.ArrowFS()
+    base = source.rstrip("/")
+    out = []
+    for uri in _resolve_arrow(source, ("",)):          # every file, in order
+        rel = uri.rsplit("/", 1)[-1] if is_glob(source) else uri[len(base):]
+        if not (_data_file(uri) and all(_data_file(seg) for seg in rel.split("/") if seg)):
+            continue
+        info = afs._info(uri)[2]
+        out.append((uri, int(info.size or 0), int((info.mtime_ns or 0) // 1_000_000)))
+    if not out:
+        raise InputFileError(source, "no file matches this pattern" if is_glob(source) else "file not found")
     return sorted(out)
 
 
