@@ -2,7 +2,8 @@
 
 Same texts for every runner: real maths and non-maths documents (``text/seed_sources``
 rendered, MATH train problems, Common Crawl English text), repeated up to
-``BENCH_SCORE_DOCS`` (default 6000) documents.  Model: the paper's settings (dim 256,
+``BENCH_SCORE_DOCS`` (default 24000: a Spark job's fixed cost, some 0.1-0.2 s, is then a few percent, as
+in a partition of a real crawl) documents.  Model: the paper's settings (dim 256,
 bucket 200k) trained on the starter seed against the non-maths documents.
 
 Runners (best of ``BENCH_SCORE_REPEATS``, default 3, interleaved):
@@ -78,7 +79,7 @@ def main() -> None:
     from corpus_pipeline.config import ClassifierConfig, SparkConfig
     from corpus_pipeline.seeds import load_seed_texts
 
-    n = int(os.environ.get("BENCH_SCORE_DOCS", "6000"))
+    n = int(os.environ.get("BENCH_SCORE_DOCS", "24000"))
     repeats = int(os.environ.get("BENCH_SCORE_REPEATS", "3"))
     cfg = ClassifierConfig()
     texts, negatives = load_texts(n)

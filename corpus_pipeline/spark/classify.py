@@ -27,6 +27,7 @@ from ..config import ClassifierConfig, SelectConfig
 from ..lang import detect_lang
 from ..seeds import load_background
 from .arrow import map_rows
+from .classic import persisted
 
 # score buckets used to find the page where a token budget runs out (see select_pages)
 BUDGET_BUCKETS = 1 << 12
@@ -117,7 +118,7 @@ def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: 
         counts.update({"negatives_available": int(n_cand), "sampled_negatives": int(min(n_neg, n_cand))})
         return pos.select("uid", "text"), neg, counts
 
-    pos = _seed_langs(spark, pos).persist()
+    pos = persisted(_seed_langs(spark, pos))
     pos_langs = {r["lang"]: int(r["n"]) for r in pos.groupBy("lang").agg(F.count(F.lit(1)).alias("n")).collect()}
     avail = {r["lang"]: int(r["n"]) for r in candidates.groupBy("lang").agg(F.count(F.lit(1)).alias("n")).collect()}
     use_bg = bool(getattr(cfg, "background_negatives", True))
@@ -210,7 +211,7 @@ def write_training_files(spark, pos_df, neg_df, cfg: ClassifierConfig, random_se
            + F.lit(0.5)) < F.lit(frac)) if frac > 0 else F.lit(False)
     docs = docs.select("label", "uid", "text", ho.alias("holdout"))
     lines = map_rows(docs, _lines_partition(cfg), LINES_DDL)
-    lines = lines.persist(StorageLevel.MEMORY_AND_DISK)
+    lines = persisted(lines, StorageLevel.MEMORY_AND_DISK)
     try:
         stats = {(r["label"], bool(r["holdout"])): (int(r["docs"]), int(r["lines"])) for r in
                  lines.groupBy("label", "holdout").agg(

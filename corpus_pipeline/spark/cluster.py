@@ -81,6 +81,7 @@ class LocalCluster:
         self.timeout_s = timeout_s
         self._own_work_dir = work_dir is None
         self.work_dir = work_dir or tempfile.mkdtemp(prefix="spark_cluster_")
+        os.makedirs(self.work_dir, exist_ok=True)
         self.port = free_port()
         self.webui_port = free_port()
         self.worker_port = free_port()

@@ -14,7 +14,7 @@ from ..dedup.url import page_id as url_page_id
 from ..errors import UsageError
 from ..schemas import CONTAMINATION, columns
 from .arrow import map_in_arrow
-from .classic import share
+from .classic import persisted, share
 from .io import struct, write_table
 
 _REMOVED, _LINES, _ROWS = "_dc_removed", "_dc_lines", "_dc_rows"
@@ -107,7 +107,7 @@ def decontaminate_df(spark, corpus_df, benchmarks_dir: str, cfg) -> "DecontamRes
                    names.index("page_id") if "page_id" in names else None,
                    names.index("url") if "url" in names else None, out_schema)
     df = map_in_arrow(corpus_df, fn, out_schema)
-    df = df.persist(StorageLevel.MEMORY_AND_DISK)
+    df = persisted(df, StorageLevel.MEMORY_AND_DISK)      # on Connect: the index is sent once
 
     corpus = df.filter(~F.col(_REMOVED)).select(*[F.col(f"`{c}`") for c in names])
     contamination = df.select(F.explode(_ROWS).alias("r")).select(*[F.col(f"r.{c}") for c in columns(CONTAMINATION)])

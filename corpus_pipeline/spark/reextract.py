@@ -70,7 +70,7 @@ def reextract_df(spark, corpus_df, pages_df, cfg: Config, keep_outcome: bool = F
     from pyspark.sql import functions as F
 
     from .arrow import map_rows
-    from .classic import default_parallelism
+    from .classic import default_parallelism, persisted
 
     if {"warc_file", "warc_offset"} <= set(corpus_df.columns):      # the corpus carries its provenance
         located = corpus_df
@@ -89,8 +89,8 @@ def reextract_df(spark, corpus_df, pages_df, cfg: Config, keep_outcome: bool = F
     from pyspark import StorageLevel
 
     # persisted: the final stage reads the corpus for decontamination and again for the write
-    noted = map_rows(ordered, task, schemas.FINAL_CORPUS + ", reextract_outcome STRING") \
-        .persist(StorageLevel.MEMORY_AND_DISK)
+    noted = persisted(map_rows(ordered, task, schemas.FINAL_CORPUS + ", reextract_outcome STRING"),
+                      StorageLevel.MEMORY_AND_DISK)
     return noted if keep_outcome else noted.select(*[F.col(c) for c in _COLS])
 
 

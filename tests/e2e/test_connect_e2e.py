@@ -8,7 +8,6 @@ count, the final corpus, the report."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import sysconfig
@@ -43,7 +42,6 @@ def connect_server(tmp_path_factory):
     assert "No module named 'corpus_pipeline'" in probe.stderr, probe.stderr   # only the product is missing
     server = LocalConnectServer(cores=2, memory="2g", python=python, work_dir=str(d / "server"),
                                 timeout_s=180, conf={"spark.sql.shuffle.partitions": "4"})
-    os.makedirs(server.work_dir, exist_ok=True)
     server.start()
     print(f"\n[connect] {server.url} up in {server.timings['server_start_s']:.1f}s")
     try:
