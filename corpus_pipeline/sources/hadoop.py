@@ -132,6 +132,12 @@ def _glob_re(segment: str) -> "re.Pattern":
 def _resolve_arrow(src: str, suffixes) -> list[str]:
     """:func:`resolve` through pyarrow's filesystems (no JVM): the same answers for the schemes pyarrow
     serves, URIs as given (``hdfs:///x`` is not qualified against ``fs.defaultFS``)."""
+    return [u for u, _ in arrow_files(src, suffixes)]
+
+
+def arrow_files(src: str, suffixes) -> list[tuple[str, object]]:
+    """(URI, pyarrow ``FileInfo``: size, modification time) of every file :func:`_resolve_arrow` names,
+    in its order, from the listing itself."""
     afs = ArrowFS()
     fs, path = afs._resolve(src)                   # UsageError for a scheme pyarrow cannot serve here
     s, rest = src.split("://", 1)
@@ -161,14 +167,15 @@ def _resolve_arrow(src: str, suffixes) -> list[str]:
         else:
             matched = [fs.get_file_info(path)]
             if matched[0].type.name == "File":
-                return [uri(matched[0].path)]
-        out: list[str] = []
+                return [(uri(matched[0].path), matched[0])]
+        out: list[tuple[str, object]] = []
         for e in sorted(matched, key=lambda e: e.path):
             if e.type.name == "Directory":
-                out.extend(sorted(uri(f.path) for f in ls(e.path, recursive=True)
-                                  if f.type.name == "File" and _is_warc(f.base_name, suffixes)))
+                out.extend(sorted(((uri(f.path), f) for f in ls(e.path, recursive=True)
+                                   if f.type.name == "File" and _is_warc(f.base_name, suffixes)),
+                                  key=lambda uf: uf[0]))
             elif e.type.name == "File" and _is_warc(e.base_name, suffixes):
-                out.append(uri(e.path))
+                out.append((uri(e.path), e))
         return out
     except UsageError:
         raise

@@ -51,16 +51,14 @@ def remote_listing(source: str, spark=None) -> list[tuple[str, int, int]]:
 def _arrow_listing(source: str) -> list[tuple[str, int, int]]:
     """:func:`remote_listing` without a classic session (Spark Connect): pyarrow's filesystems
     (:class:`fs.ArrowFS`), globs as Hadoop reads them (as the WARC inputs are listed)."""
-    from ..sources.hadoop import _resolve_arrow
+    from ..sources.hadoop import arrow_files
 
-    afs = fsmod.ArrowFS()
     base = source.rstrip("/")
     out = []
-    for uri in _resolve_arrow(source, ("",)):          # every file, in order
+    for uri, info in arrow_files(source, ("",)):       # every file, in order, with its size and time
         rel = uri.rsplit("/", 1)[-1] if is_glob(source) else uri[len(base):]
         if not (_data_file(uri) and all(_data_file(seg) for seg in rel.split("/") if seg)):
             continue
-        info = afs._info(uri)[2]
         out.append((uri, int(info.size or 0), int((info.mtime_ns or 0) // 1_000_000)))
     if not out:
         raise InputFileError(source, "no file matches this pattern" if is_glob(source) else "file not found")

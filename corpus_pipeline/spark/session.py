@@ -152,16 +152,16 @@ def _connect_session(cfg: SparkConfig, url: str, quiet: bool):
     return spark
 
 
-def ship_code(spark) -> str:
+def ship_code(spark) -> None:
     """Send the product's own code to a Connect session's Python workers: the zip that
     ``spark-submit --py-files`` gets on a classic cluster (:mod:`corpus_pipeline.packaging`, built
-    afresh in a new temporary folder: 3 MB in 0.2 s, so that concurrent commands never share one),
-    added as a Python artifact, which the server puts on its workers' ``sys.path`` for this session only.  The
-    compiled dependencies (fasttext, resiliparse, fastwarc...) are not in it: the server's Python
-    must have them (cluster libraries or a packed environment; see the cluster guide)."""
-    path = packaging.build_zip(tempfile.mkdtemp(prefix="corpus_pipeline-artifact-"))
-    spark.addArtifacts(path, pyfile=True)
-    return path
+    afresh in a new temporary folder: 3 MB in 0.2 s, so that concurrent commands never share one;
+    removed once uploaded), added as a Python artifact, which the server puts on its workers'
+    ``sys.path`` for this session only.  The compiled dependencies (fasttext, resiliparse, fastwarc...)
+    are not in it: the server's Python must have them (cluster libraries or a packed environment; see
+    the cluster guide)."""
+    with tempfile.TemporaryDirectory(prefix="corpus_pipeline-artifact-") as d:
+        spark.addArtifacts(packaging.build_zip(d), pyfile=True)      # uploaded before it returns
 
 
 def get_spark(cfg: Optional[SparkConfig] = None, quiet: bool = False, run: Optional[str] = None):
