@@ -44,7 +44,7 @@ class SparkConfig:
         None, "Spark master URL; unset: the one spark-submit hands the driver, else `local[*]`")
     remote: Optional[str] = opt(
         None, "Spark Connect URL (`sc://host:15002`; also `SPARK_REMOTE`): a Connect session instead of a classic "
-              "one (needs `pyspark[connect]` 4.x; the client reaches run folders on object storage through pyarrow)")
+              "one (needs pyspark 4.x and `corpus_pipeline[connect]`; the client reaches run folders on object storage through pyarrow)")
     ship_code: bool = opt(
         True, "Spark Connect: send the product's own code to the server's Python workers as an artifact "
               "(`addArtifacts(pyfile=True)`, once per session); false when the server's Python already has "

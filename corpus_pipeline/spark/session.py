@@ -144,7 +144,7 @@ def _connect_session(cfg: SparkConfig, url: str, quiet: bool):
         spark = builder.getOrCreate()
     except ImportError as e:
         raise UsageError(f"spark.remote = {shown_master(url)}: a Spark Connect session needs pyspark's Connect client "
-                         f"(pip install 'pyspark[connect]'): {e}") from None
+                         f"(pip install 'corpus_pipeline[connect]'): {e}") from None
     if cfg.ship_code:
         ship_code(spark)
     if not quiet:
