@@ -25,6 +25,11 @@ def test_demo_saturates_with_high_precision_and_recall(tmp_path):
     # quiet by default: Spark's own log lines (its WARN lines) are in the run folder, not on the console
     assert not re.search(r"\b(INFO|WARN)\s+[A-Z][\w$]*: ", p.stdout + p.stderr), p.stderr[-3000:]
     assert (out / "run" / "logs" / "spark.log").is_file()
+    # the console as a user reads it: no JVM start-up warning, product stage names, the report path once
+    console = p.stdout + p.stderr
+    assert "incubator modules" not in console, p.stderr[-3000:]
+    assert "NativeMethodAccessorImpl" not in console and "[spark] near dedup, " in console, console[-3000:]
+    assert console.count("report/index.html") == 1, console[-3000:]
     s = json.loads((out / "run" / "report" / "summary.json").read_text())
     its = s["iterations"]
     first, last = its[0], its[-1]
