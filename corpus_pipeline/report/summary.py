@@ -59,6 +59,7 @@ def build_summary(run: RunFolder) -> dict:
         ev = run.marker(stage_path(run, "eval", i))
         ann = run.counts(stage_path(run, "annotations", i))
         scores = run.counts(stage_path(run, "scores", i))
+        chosen = (run.marker(stage_path(run, "collected", i)) or {}).get("settings") or {}
         marks, rejected = _marks(run, i)
         est = jg.iteration_estimates(run, i, verdicts)
         iterations.append({
@@ -84,6 +85,8 @@ def build_summary(run: RunFolder) -> dict:
             "marks": marks,
             "rejected_prefixes": rejected,
             "score_histogram": scores.get("histogram", []),
+            # the score a page needed to be collected (select.mode = threshold; None for a token budget)
+            "select_threshold": chosen.get("select.threshold") if chosen.get("select.mode") == "threshold" else None,
             "classifier_detail": {k: v for k, v in model.items() if k not in ("precision", "recall", "f1")},
             "seed_added_precision": nxt.get("seed_added_precision"),     # with labels only
             "judging": est,        # strata, missed pages, flagged hosts' share, what more judging would buy
@@ -117,6 +120,9 @@ def build_summary(run: RunFolder) -> dict:
         },
         # extensions
         "run": run.uri,
+        # loop.saturation: the overlap with the previous iteration at which the loop stops
+        "saturation": (((run.read_json(run.path("run.json"), {}) or {}).get("config") or {}).get("loop") or {}).get(
+            "saturation"),
         "marked_file": state.get("marked_file"),
         "ingest": pages.get("counts", {}),
         "decontamination": fin.get("decontam"),
