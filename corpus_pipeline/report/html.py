@@ -53,8 +53,9 @@ def _axis(ticks: list, fmt, log: bool = False) -> str:
     for v in ticks:
         f = _log_pos(v, top) if log else v / top
         y = H - PAD - (H - 2 * PAD) * f
-        out.append(f'<line x1="{PAD}" x2="{W - 8}" y1="{y:.1f}" y2="{y:.1f}" stroke="#ddd"/>'
-                   f'<text x="{PAD - 4}" y="{y + 4:.1f}" font-size="10" text-anchor="end">{fmt(v)}</text>')
+        out.append(f'<line x1="{PAD}" x2="{W - 8}" y1="{y:.1f}" y2="{y:.1f}" stroke="#ddd"/>')
+        if not (log and v == 1 and len(ticks) > 4):     # 0 and 1 sit too close on a tall log axis
+            out.append(f'<text x="{PAD - 4}" y="{y + 4:.1f}" font-size="10" text-anchor="end">{fmt(v)}</text>')
     return "".join(out)
 
 
@@ -63,9 +64,10 @@ def _pct_tick(v: float) -> str:
 
 
 def bar_chart(title: str, labels: list, values: list, fmt=compact, log: bool = False,
-              marks: tuple = ()) -> str:
+              marks: tuple = (), edges: bool = False) -> str:
     """Vertical bars; ``log``: a log scale (zero kept at the bottom); ``marks``: (position in bars from the
-    left edge, label) vertical lines, e.g. the selection threshold on a score histogram."""
+    left edge, label) vertical lines, e.g. the selection threshold on a score histogram; ``edges``: the
+    labels name the bars' edges (a histogram's bins: one more label than bars), not their middles."""
     if not values:
         return f"<figure><figcaption>{_esc(title)}</figcaption><p>no data</p></figure>"
     ticks = log_ticks(max(values)) if log else nice_ticks(max(values))
@@ -79,8 +81,11 @@ def bar_chart(title: str, labels: list, values: list, fmt=compact, log: bool = F
         bars.append(f'<rect x="{x + 1:.1f}" y="{H - PAD - h:.1f}" width="{max(bw - 2, 1):.1f}" height="{h:.1f}" '
                     f'fill="{COLORS[0]}"><title>{_esc(lab)}: {_esc(fmt(v))}</title></rect>')
         if n <= 25:
-            bars.append(f'<text x="{x + bw / 2:.1f}" y="{H - PAD + 12}" font-size="9" '
+            bars.append(f'<text x="{x + (0 if edges else bw / 2):.1f}" y="{H - PAD + 12}" font-size="9" '
                         f'text-anchor="middle">{_esc(lab)}</text>')
+    if edges and len(labels) > n:
+        bars.append(f'<text x="{PAD + n * bw:.1f}" y="{H - PAD + 12}" font-size="9" '
+                    f'text-anchor="middle">{_esc(labels[n])}</text>')
     for pos, label in marks:
         x = PAD + pos * bw
         bars.append(f'<line class="threshold" x1="{x:.1f}" x2="{x:.1f}" y1="{PAD - 8}" y2="{H - PAD}" '
@@ -160,14 +165,15 @@ def line_chart(title: str, xs: list, series: dict, ymax: float | None = None, fm
         legend.append(f'<span style="color:{color}">&#9632; {_esc(name)}</span>')
     if labels:
         for k in sorted(points):
+            anchor = "end" if k == n - 1 else "start" if k == 0 else "middle"     # inside the chart at its ends
             parts += [f'<text class="point" x="{x:.1f}" y="{y:.1f}" font-size="10" fill="{COLORS[c % len(COLORS)]}" '
-                      f'text-anchor="middle">{_esc(text)}</text>' for c, x, y, text in _label_positions(points[k])]
+                      f'text-anchor="{anchor}">{_esc(text)}</text>' for c, x, y, text in _label_positions(points[k])]
     for v, label in hlines:
         y = py(v)
         parts.append(f'<line class="threshold" x1="{PAD}" x2="{W - 8}" y1="{y:.1f}" y2="{y:.1f}" '
                      f'stroke="{COLORS[3]}" stroke-width="1.5" stroke-dasharray="4 3"/>'
-                     f'<text x="{W - 10}" y="{y + 12:.1f}" font-size="10" fill="{COLORS[3]}" '
-                     f'text-anchor="end">{_esc(label)}</text>')
+                     f'<text x="{PAD + 4}" y="{y - 3:.1f}" font-size="10" fill="{COLORS[3]}" '
+                     f'text-anchor="start">{_esc(label)}</text>')
     ticks_x = "".join(f'<text x="{px(k):.1f}" y="{H - PAD + 12}" font-size="10" text-anchor="middle">{_esc(x)}</text>'
                       for k, x in enumerate(xs))
     return (f'<figure><figcaption>{_esc(title)} {" ".join(legend)}</figcaption><svg width="{W}" height="{H}" '
@@ -263,13 +269,13 @@ def render_html(s: dict) -> str:
     for it in its:
         hist = it.get("score_histogram") or []
         if hist:
-            labels = [f"{k / len(hist):.2f}" if k % 5 == 0 else "" for k in range(len(hist))]
+            labels = [f"{k / len(hist):.2f}" if k % 5 == 0 else "" for k in range(len(hist) + 1)]
             t = it.get("select_threshold")
             if t is None:
                 t = ((details.get("iterations") or {}).get(str(it["iteration"])) or {}).get("threshold")
             marks = ((t * len(hist), f"threshold {t:g}"),) if t is not None else ()
             hists.append(bar_chart(f"Score histogram, iteration {it['iteration']}", labels, hist, log=True,
-                                   marks=marks))
+                                   marks=marks, edges=True))
 
     def clf(it, k):
         return _rate((it.get("classifier") or {}).get(k))
