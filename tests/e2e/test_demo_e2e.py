@@ -41,3 +41,9 @@ def test_demo_saturates_with_high_precision_and_recall(tmp_path):
     assert last["true_precision"] >= 0.99          # the real-web issue's floor for the mini-crawl
     assert last["true_recall"] >= 0.99
     assert last["overlap_with_previous"] >= 0.98
+    # the final corpus is a Hugging Face dataset as it stands: its card names the data and the features
+    datasets = pytest.importorskip("datasets")
+    ds = datasets.load_dataset(str(out / "run" / "final" / "corpus"), split="train", cache_dir=str(tmp_path / "hf"))
+    assert ds.num_rows == s["final"]["pages"]
+    card = (out / "run" / "final" / "corpus" / "README.md").read_text()
+    assert str(out) not in card and "dtype: int64" in card
