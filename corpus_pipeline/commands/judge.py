@@ -175,7 +175,7 @@ def _print_state(i: int, est: dict) -> None:
 
 def serve(args, run_folder, i: int, spark) -> None:
     judge = args.judge or getpass.getuser() or "judge"
-    view = web.build_view(run_folder, i, judge)
+    view = web.build_view(run_folder, i, judge, ask_name=args.judge is None)   # no --judge: the page asks
     serve_until_interrupted(
         lambda: web.JudgeServer(view, args.host, args.port), args.host, args.port, "judge",
         lambda server: [f"serving iteration {i}'s sample ({len(view.pages)} pages) for {judge} at {server.url}",
