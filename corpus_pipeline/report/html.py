@@ -326,7 +326,7 @@ part. True P/R: against the labels file, when one was given.</p>
 <h2 id="drops">Dropped records by stage and reason</h2>
 {hbar_chart("Dropped records by reason", [f"{r[0]}: {r[1].replace('_', ' ')}" for r in skip_rows],
             [r[2] for r in skip_rows])}
-{_table(['stage', 'reason', 'count'], skip_rows)}
+{_table(['stage', 'reason', 'count'], [[st, r, f'{n:,}'] for st, r, n in skip_rows])}
 <h2 id="histograms">Score histograms</h2>{''.join(hists)}
 </body></html>
 """

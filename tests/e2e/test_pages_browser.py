@@ -32,9 +32,9 @@ def _wait(browser, timeout=30):
 
 
 def _summary() -> dict:
-    def it(i, pages, ov, tp, tr):
-        return {"iteration": i, "collected_pages": pages, "collected_tokens": 270 * pages, "overlap_with_previous": ov,
-                "new_pages": pages // 3, "flagged_domains": 11, "seed_positives": 478 + 200 * (i > 1),
+    def it(i, pages, tokens, new, ov, tp, tr):      # the demo run's figures (make demo, this release)
+        return {"iteration": i, "collected_pages": pages, "collected_tokens": tokens, "overlap_with_previous": ov,
+                "new_pages": new, "flagged_domains": 11, "seed_positives": 478 + 200 * (i > 1),
                 "seed_added": 200 if i == 1 else 0, "true_precision": tp, "true_recall": tr,
                 "classifier": {"precision": 0.912, "recall": 1.0, "f1": 0.954}, "select_threshold": 0.5,
                 "score_histogram": [2336, 15, 1] + [0] * 7 + [4, 4, 7, 10, 22, 37, 70, 69, 29, 495],
@@ -42,7 +42,8 @@ def _summary() -> dict:
                 "marks": [], "rejected_prefixes": []}
 
     return {"run": "demo_out/run", "stopped_because": "saturated", "saturation": 0.98,
-            "iterations": [it(1, 495, None, 1.0, 0.655), it(2, 753, 0.657, 1.0, 0.996), it(3, 753, 1.0, 1.0, 0.996)],
+            "iterations": [it(1, 495, 132386, 495, None, 1.0, 0.655), it(2, 753, 205932, 258, 0.657, 1.0, 0.996),
+                           it(3, 753, 205932, 0, 1.0, 1.0, 0.996)],
             "final": {"pages": 753, "tokens": 173853, "pages_removed_by_decontamination": 0, "segments_removed": 3},
             "ingest": {"skips": {"non_response": 3008, "not_html": 23, "http_status_3xx": 3, "truncated_record": 1},
                        "url_duplicates": 28, "exact_duplicates": 45, "near_duplicates": 53},
@@ -75,7 +76,7 @@ def test_the_report_shows_thresholds_classifier_scores_and_readable_drops(browse
     boxes = sorted((t.rect["y"], t.rect["y"] + t.rect["height"]) for t in labels)
     assert len(boxes) == len(drop_rows(_summary())) == 7 and all(b[0] >= a[1] - 1 for a, b in zip(boxes, boxes[1:])), boxes
     final = browser.find_element(By.CSS_SELECTOR, "#final + p").text
-    assert "173,853 tokens of the final text" in final and f"{270 * 753:,} tokens of the same pages" in final
+    assert "173,853 tokens of the final text" in final and "205,932 tokens of the same pages" in final
     browser.set_window_size(1400, 1000)
     browser.execute_script("document.getElementById('iterations').scrollIntoView()")
     screenshot(browser, "report.png")
