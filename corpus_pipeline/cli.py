@@ -12,6 +12,7 @@ import json
 import importlib
 import sys
 import traceback
+from importlib.metadata import PackageNotFoundError, version
 from typing import Optional
 
 from .config import ConfigError, load_config
@@ -55,8 +56,6 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         return version("corpus_pipeline")
     except PackageNotFoundError:    # run from a source tree that is not installed

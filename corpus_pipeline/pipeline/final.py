@@ -138,6 +138,3 @@ class Corpus(FinalStage):
     def done(self, ctx, result) -> None:
         ctx.say(f"final corpus: {result.counts.get('pages')} pages, {result.counts.get('tokens')} tokens -> "
                 f"{result.path}")
-        from ..report.card import write_card
-
-        write_card(ctx.run, ctx.cfg, ctx.spark)          # README.md: the folder as a Hugging Face dataset

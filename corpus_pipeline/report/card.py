@@ -6,8 +6,10 @@ shaped the corpus, the decontamination with the benchmarks used, the canary figu
 measured them, and whose rights the texts are under).  ``datasets.load_dataset(RUN/final/corpus)``
 reads the folder through it.
 
-It holds no time and no absolute path, so that two runs of the same code on the same inputs write
-the same bytes (``bench/compare_commits.py`` compares it).  It sits beside the commit marker, not in
+Written with the report (:func:`corpus_pipeline.report.write_report`, at the end of ``run`` and by
+``corpus-pipeline report``), once the final corpus is committed.  It holds no time and no absolute
+path, so that two runs of the same code on the same inputs write the same bytes
+(``bench/compare_commits.py`` compares it).  It sits beside the commit marker, not in
 the attempt folder, so the YAML names the data by a pattern (``attempt=*/part-*``): after a commit the
 run folder keeps one attempt folder.
 """
@@ -19,7 +21,9 @@ import re
 from typing import Optional
 
 from .. import fs as fsmod
+from .. import profiles
 from .. import schemas
+from ..seeds import default_seed_path
 from .languages import language_name
 
 CARD = "README.md"
@@ -69,8 +73,6 @@ def _q(x) -> str:
 def seed_sources(profile) -> Optional[str]:
     """The bullet list of the shipped starter seed's sources and licences (its ``LICENCES.md``)."""
     try:
-        from ..seeds import default_seed_path
-
         path = os.path.join(os.path.dirname(default_seed_path(profile.starter_seed)), "LICENCES.md")
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -241,27 +243,21 @@ def _scalar(v) -> str:
     return str(v)
 
 
-def corpus_languages(spark, run, location: str, fmt: str) -> dict:
-    """Pages per language of the committed corpus (one pass over its ``lang`` column)."""
-    from ..spark.iteration import read_final_corpus
-
-    rows = read_final_corpus(spark, run.data(location), fmt).groupBy("lang").count().collect()
-    return {(r["lang"] or "und"): int(r["count"]) for r in rows}
-
-
-def write_card(run, cfg, spark=None, location: str = "final/corpus") -> str:
-    """Write ``RUN/final/corpus/README.md`` from the run folder (markers, ``run.json``) and, with a
-    session, the corpus's languages; returns its path."""
-    from ..profiles import for_config as profile_of
-    from .summary import build_summary
-
+def write_card(run, summary: dict, location: str = "final/corpus") -> Optional[str]:
+    """Write ``RUN/final/corpus/README.md`` (None: no committed corpus yet) from the report's summary
+    (the pages per language of the corpus: its ``details``, when the report was written with the run's
+    tables) and ``run.json`` (the settings, the profile, whether the seed was the user's)."""
     loc = run.path(location)
-    summary = build_summary(run)
+    if not run.is_committed(loc):
+        return None
     runjson = run.read_json(run.path("run.json"), {}) or {}
     config = runjson.get("config") or {}
-    fmt = cfg.final.format
-    languages = corpus_languages(spark, run, loc, fmt) if spark is not None else {}
-    prof = profile_of(cfg)
+    fmt = _cfg(config, "final.format") or "parquet"
+    try:
+        prof = profiles.get(_cfg(config, "profile.name") or profiles.DEFAULT)
+    except ValueError:         # a profile of a plugin not loaded here: the maths defaults
+        prof = profiles.get(profiles.DEFAULT)
+    languages = (((summary.get("details") or {}).get("languages") or {}).get("final")) or {}
     own_seed = bool(runjson.get("seed_corpus"))
     marker = run.marker(loc) or {}
     bench = tuple(((marker.get("config") or {}).get("decontam") or {}).get("benchmarks") or ())

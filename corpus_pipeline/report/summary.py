@@ -13,6 +13,7 @@ from .. import fs as fsmod
 from .. import judging as jg
 from ..pipeline.recipe import stage_path
 from ..runfolder import RunFolder
+from .card import write_card
 
 
 def _classifier(m: dict) -> dict:
@@ -135,7 +136,7 @@ def build_summary(run: RunFolder) -> dict:
 
 
 def write_report(run: RunFolder, echo: Optional[callable] = None, spark=None) -> dict:
-    """Writes summary.json, index.html and summary.md.  With a SparkSession (given, or the run
+    """Writes summary.json, index.html and summary.md, and the final corpus's dataset card.  With a SparkSession (given, or the run
     folder's own) the report also shows sample pages, mark growth, near duplicates, decontamination
     removals and languages (``details``, read from the tables)."""
     from .html import render_html
@@ -154,6 +155,7 @@ def write_report(run: RunFolder, echo: Optional[callable] = None, spark=None) ->
     run.fs.write_text(fsmod.join(out, "index.html"), render_html(summary))
     md = render_markdown(summary)
     run.fs.write_text(fsmod.join(out, "summary.md"), md)
+    write_card(run, summary)         # RUN/final/corpus/README.md, once the corpus is committed
     if echo:
         echo(md)
     return summary

@@ -44,32 +44,26 @@ def product_stage(spark, label: str, clock: Callable[[], float] = time.time):
     of the Spark jobs it starts (classic sessions: the Spark UI's job list shows it)."""
     before = dict(_current)
     _current.update(label=label, since=clock())
-    sc = _spark_context(spark)
-    if sc is not None:
-        try:
-            sc.setJobDescription(label)
-        except Exception:  # noqa: BLE001 - a description must never break a run
-            sc = None
+    described = _describe(spark, label)
     try:
         yield
     finally:
         _current.update(before)
-        if sc is not None:
-            try:
-                sc.setJobDescription(before["label"])
-            except Exception:  # noqa: BLE001
-                pass
+        if described:
+            _describe(spark, before["label"])
 
 
-def _spark_context(spark):
+def _describe(spark, text) -> bool:
+    """Set the Spark jobs' description; False when there is no classic session to describe."""
     if spark is None:
-        return None
+        return False
     try:
-        from .classic import is_classic
+        from .classic import set_job_description
 
-        return spark.sparkContext if is_classic(spark) else None
-    except Exception:  # noqa: BLE001 - a stand-in session in tests
-        return None
+        set_job_description(spark, text)
+        return True
+    except Exception:  # noqa: BLE001 - a description must never break a run (a stand-in session in tests)
+        return False
 
 
 def stage_progress_line(label: str, elapsed: float, sid: Optional[int] = None, done: int = 0, total: int = 0,
