@@ -293,7 +293,6 @@ def render_html(s: dict) -> str:
                              _pct(d.get("fraction"))])
     mark_rows = mark_table(its, details)
     skip_rows = drop_rows(s)
-    fin = s.get("final") or {}
     decon = s.get("decontamination") or {}
     by_bench = decon.get("by_benchmark") if isinstance(decon, dict) else None
     decon_head, decon_rows = decon_table(by_bench if isinstance(by_bench, dict) else {},

@@ -5,7 +5,6 @@ on both pages, the annotation page's columns lined up from one host to the next 
 open at a time.  ``CORPUS_PIPELINE_SCREENSHOTS=docs/img`` writes the README's screenshots."""
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -18,8 +17,10 @@ from corpus_pipeline.report.html import drop_rows, render_html
 from corpus_pipeline.runfolder import RunFolder
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from test_annotate_web import ROWS, samples  # noqa: E402
+from test_annotate_web import ROWS  # noqa: E402
 from test_annotate_web import view  # noqa: E402,F401 - the annotation page's view, built in memory
+
+pytestmark = pytest.mark.slow        # a browser per test: 4-6 s each
 
 TEXT = ("Let $x^2 = 4$, so that $$x = \\pm 2.$$ The sum $\\sum_{k=1}^n k = \\frac{n(n+1)}{2}$ follows. "
         + "More words here. " * 40)
@@ -88,8 +89,8 @@ def _judge_server(tmp_path, ask_name=True):
     pages = [{"page_id": f"p{k}", "url": f"https://askmaths.net/questions/{k}/x", "host": "askmaths.net",
               "title": f"Why is x = ±2? ({k})", "text": TEXT, "text_chars": len(TEXT), "score": 0.1 + 0.2 * (k % 5),
               "stratum": strata[k % 3], "rank": k // 3 + 1} for k in range(9)]
-    view = judge_web.JudgeView(rf, 2, "account-name", judge_web.judging_order(pages), "math", ask_name)
-    return rf, judge_web.JudgeServer(view, "127.0.0.1", 0).start()
+    jview = judge_web.JudgeView(rf, 2, "account-name", judge_web.judging_order(pages), "math", ask_name)
+    return rf, judge_web.JudgeServer(jview, "127.0.0.1", 0).start()
 
 
 def test_judging_is_blind_asks_the_name_once_and_renders_maths(browser, screenshot, tmp_path):
@@ -156,7 +157,7 @@ def test_katex_files_are_served_by_name_only(tmp_path):
         server.stop()
 
 
-def test_annotation_page_lines_up_columns_and_opens_one_sample_set(view, browser, screenshot):
+def test_annotation_page_lines_up_columns_and_opens_one_sample_set(view, browser, screenshot):  # noqa: F811
     from selenium.webdriver.common.by import By
 
     server = W.AnnotateServer(view, "127.0.0.1", 0).start()
