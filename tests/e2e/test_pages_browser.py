@@ -2,7 +2,8 @@
 rendered from a summary, the pages are served from views built in memory): the report's threshold lines
 and P/R/F1 columns, blind judging with the judge's name asked once, maths rendered by the vendored KaTeX
 on both pages, the annotation page's columns lined up from one host to the next and one prefix's samples
-open at a time.  ``CORPUS_PIPELINE_SCREENSHOTS=docs/img`` writes the README's screenshots."""
+open at a time.  (The docs' screenshots come from the tests on real runs: test_results_e2e, test_judge_e2e,
+test_annotate_browser.)"""
 from __future__ import annotations
 
 import sys
@@ -54,7 +55,7 @@ def _summary() -> dict:
                                                                                            "no": 1}}}}
 
 
-def test_the_report_shows_thresholds_classifier_scores_and_readable_drops(browser, screenshot, tmp_path):
+def test_the_report_shows_thresholds_classifier_scores_and_readable_drops(browser, tmp_path):
     from selenium.webdriver.common.by import By
 
     page = tmp_path / "index.html"
@@ -78,9 +79,6 @@ def test_the_report_shows_thresholds_classifier_scores_and_readable_drops(browse
     assert len(boxes) == len(drop_rows(_summary())) == 7 and all(b[0] >= a[1] - 1 for a, b in zip(boxes, boxes[1:])), boxes
     final = browser.find_element(By.CSS_SELECTOR, "#final + p").text
     assert "173,853 tokens of the final text" in final and "205,932 tokens of the same pages" in final
-    browser.set_window_size(1400, 1000)
-    browser.execute_script("document.getElementById('iterations').scrollIntoView()")
-    screenshot(browser, "report.png")
 
 
 def _judge_server(tmp_path, ask_name=True):
@@ -93,7 +91,7 @@ def _judge_server(tmp_path, ask_name=True):
     return rf, judge_web.JudgeServer(jview, "127.0.0.1", 0).start()
 
 
-def test_judging_is_blind_asks_the_name_once_and_renders_maths(browser, screenshot, tmp_path):
+def test_judging_is_blind_asks_the_name_once_and_renders_maths(browser, tmp_path):
     from selenium.webdriver.common.by import By
 
     rf, server = _judge_server(tmp_path)
@@ -122,7 +120,6 @@ def test_judging_is_blind_asks_the_name_once_and_renders_maths(browser, screensh
         wait.until(lambda b: b.find_element(By.ID, "progress").text == "1 of 9 judged by you")
         assert strata() == "judged by stratum: score 0.0-0.5 1/3 · score 0.5-0.9 0/3 · score 0.9-1.0 0/3"
         assert [(j["judge"], j["verdict"]) for j in jg.read_judgements(rf)] == [("Ada", "math")]
-        screenshot(browser, "judge.png")
         browser.find_element(By.ID, "reveal").click()                      # the option shows them
         wait.until(lambda b: b.find_element(By.ID, "score").is_displayed())
         assert browser.find_element(By.ID, "stratum").text.startswith("score ")
@@ -157,7 +154,7 @@ def test_katex_files_are_served_by_name_only(tmp_path):
         server.stop()
 
 
-def test_annotation_page_lines_up_columns_and_opens_one_sample_set(view, browser, screenshot):  # noqa: F811
+def test_annotation_page_lines_up_columns_and_opens_one_sample_set(view, browser):  # noqa: F811
     from selenium.webdriver.common.by import By
 
     server = W.AnnotateServer(view, "127.0.0.1", 0).start()
@@ -184,6 +181,5 @@ def test_annotation_page_lines_up_columns_and_opens_one_sample_set(view, browser
         body.send_keys("o")
         wait.until(lambda b: len(open_rows()) == 1)
         assert open_rows()[0].find_elements(By.CSS_SELECTOR, ".math .katex")    # maths rendered here too
-        screenshot(browser, "annotate.png")
     finally:
         server.stop()
