@@ -43,6 +43,7 @@ def plan(args, cfg) -> list[str]:
 def run(args, cfg) -> int:
     from ..loop import run_ingest
     from ..pipeline.ingest import summarize
+    from ..spark.progress import progress
     from ..spark.session import configured_master, get_spark
 
     check_shared(args.inputs, configured_master(cfg.spark), cfg.ingest)   # before any JVM or write
@@ -50,7 +51,8 @@ def run(args, cfg) -> int:
     spark = get_spark(cfg.spark, run=args.run)
     rf = RunFolder(args.run, spark)
     try:
-        result = run_ingest(spark, args.inputs, rf, cfg, recompute=args.recompute)
+        with progress(spark):       # a line every 10 s for each stage running 5 s or more
+            result = run_ingest(spark, args.inputs, rf, cfg, recompute=args.recompute)
     except NoInputError as e:
         print(f"corpus-pipeline ingest: {e}", file=sys.stderr)
         return 1
