@@ -178,5 +178,6 @@ def serve(args, run_folder, i: int, spark) -> None:
     view = web.build_view(run_folder, i, judge, ask_name=args.judge is None)   # no --judge: the page asks
     serve_until_interrupted(
         lambda: web.JudgeServer(view, args.host, args.port), args.host, args.port, "judge",
-        lambda server: [f"serving iteration {i}'s sample ({len(view.pages)} pages) for {judge} at {server.url}",
+        lambda server: [f"serving iteration {i}'s sample ({len(view.pages)} pages) for "
+                        f"{args.judge or 'the judge the page asks the name of'} at {server.url}",
                         "open that URL in a browser; stop this with Ctrl-C to rewrite the report"])
