@@ -54,7 +54,6 @@ demo: setup
 	$(BIN)/corpus-pipeline minicrawl --out $(DEMO_DIR)/crawl --pages $(DEMO_PAGES) --random-seed 1
 	$(BIN)/corpus-pipeline run --input '$(DEMO_DIR)/crawl/warc/*.warc.gz' --run $(DEMO_DIR)/run \
 		--labels $(DEMO_DIR)/crawl/labels.jsonl --benchmarks $(DEMO_DIR)/crawl/benchmarks --annotate auto
-	@echo "report: $(DEMO_DIR)/run/report/index.html"
 
 bench: setup
 	$(BIN)/python -m bench

@@ -17,8 +17,9 @@ Compared per committed stage folder (every folder holding a commit marker, in bo
 * the marker's ``counts`` (measured durations such as ``train_seconds`` or ``cpu_ms``, attempt tokens
   and resolved paths are not compared);
 * the data: Parquet tables as multisets of rows; text and JSON part files as multisets of lines; JSON
-  files (``metrics.json``) without their durations; any other file (``model.bin``, worksheets) byte for
-  byte, by relative name (Spark's
+  files (``metrics.json``) without their durations; any other file (``model.bin``, worksheets, and the
+  files beside a marker outside its attempt folder, such as the corpus's dataset card
+  ``final/corpus/README.md``) byte for byte, by relative name (Spark's
   part-file names hold a random id, so part files are compared together, not by name).
 
 Prints one line per stage and exits 1 when anything differs. Nothing is stored in the repository:
@@ -176,6 +177,10 @@ def digest(folder: Path, stages: set[Path]) -> dict:
             files[str(rel)] = hashlib.sha1(data.encode()).hexdigest()[:12]
         else:
             files[str(rel)] = hashlib.sha1(p.read_bytes()).hexdigest()[:12]
+    if d != folder:     # files beside the marker, outside the attempt folder (final/corpus/README.md, the card)
+        for p in sorted(folder.iterdir()):
+            if p.is_file() and p.name not in SKIP_FILES and not p.name.startswith(".") and p.suffix != ".crc":
+                files["../" + p.name] = hashlib.sha1(p.read_bytes()).hexdigest()[:12]
     tables = {}
     rows = 0
     for g, lines in groups.items():

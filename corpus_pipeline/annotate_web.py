@@ -17,8 +17,12 @@ Security (the server runs on a person's machine, next to a browser):
   and the per-server CSRF token in ``X-CSRF-Token``; bodies over 1 MB are refused;
 * pages are served by a number only (``/api/sample/<n>``, an index into the in-memory samples),
   never by a path from the request;
-* responses carry a Content-Security-Policy (scripts and styles by nonce only, no framing),
-  ``Referrer-Policy: no-referrer`` (the token is in the URL) and ``Cache-Control: no-store``.
+* responses carry a Content-Security-Policy (scripts and styles by nonce only, fonts from the server
+  itself, no framing), ``Referrer-Policy: no-referrer`` (the token is in the URL) and
+  ``Cache-Control: no-store``;
+* the maths renderer (KaTeX, vendored in ``vendor/katex`` with its MIT licence) is served from the
+  package under ``/katex/`` without the token (public files; the Host header is still checked): a
+  fixed list of file names, never a path from the request.
 """
 from __future__ import annotations
 
@@ -47,6 +51,18 @@ DRAIN_LIMIT = 8 * MAX_BODY   # an over-limit body up to this size is read and dr
 EXCERPT_CHARS = 400
 _SAMPLE_PATH = re.compile(r"^/api/sample/(.*)$")
 _SAMPLE_ID = re.compile(r"^[0-9]{1,9}$")
+KATEX = "vendor/katex"          # KaTeX's files, inside the package
+_KATEX_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".woff2": "font/woff2"}
+
+
+def katex_files() -> dict:
+    """``/katex/<name>`` -> the vendored file it serves (the script, its CSS and the fonts)."""
+    root = resources.files("corpus_pipeline").joinpath(KATEX)
+    out = {f"/katex/{n}": root.joinpath(n) for n in ("katex.min.js", "katex.min.css")}
+    fonts = root.joinpath("fonts")
+    if fonts.is_dir():
+        out.update({f"/katex/fonts/{f.name}": f for f in fonts.iterdir() if f.name.endswith(".woff2")})
+    return out
 
 
 def is_loopback(host: str) -> bool:
@@ -300,7 +316,8 @@ class AnnotateServer:
             names |= {"127.0.0.1", "localhost", "[::1]"}
         return {f"{n}:{self.port}" for n in names}
 
-    def page_state(self) -> dict:
+    def page_state(self, query: Optional[dict] = None) -> dict:
+        """The page's state (``query``: the request's parameters, for a page that takes some)."""
         return self.view.state()
 
     def item(self, n: int) -> Optional[dict]:
@@ -374,7 +391,8 @@ def _handler(server: AnnotateServer):
             src = f"'nonce-{nonce}'" if nonce else "'none'"
             self.send_header("Content-Security-Policy",
                              f"default-src 'none'; script-src {src}; style-src {src}; connect-src 'self'; "
-                             "img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+                             "img-src 'self' data:; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; "
+                             "form-action 'none'")
             self.end_headers()
             if self.command != "HEAD":
                 self.wfile.write(body)
@@ -417,15 +435,30 @@ def _handler(server: AnnotateServer):
                 return False
             return True
 
+        def _katex(self) -> None:
+            """A vendored KaTeX file, by its exact name (no token: public files; the Host is checked)."""
+            allowed = server.allowed_hosts()
+            if allowed is not None and self.headers.get("Host", "") not in allowed:
+                self._error(403, "Host is not this server's address")
+                return
+            f = katex_files().get(urlsplit(self.path).path)
+            if f is None:
+                self._error(404, "no such file")
+                return
+            self._send(200, f.read_bytes(), _KATEX_TYPES[f.name[f.name.rindex("."):]])
+
         # ------------------------------------------------ routes
         def do_GET(self):  # noqa: N802
             if self.path == "/favicon.ico":
                 self._send(204, b"", "image/x-icon")
                 return
+            if self.path.startswith("/katex/"):
+                self._katex()
+                return
             got = self._checked()
             if got is None:
                 return
-            path, _ = got
+            path, q = got
             if path in ("/", "/index.html"):
                 nonce = secrets.token_urlsafe(16)
                 state = json.dumps(server.page_state(), ensure_ascii=False).replace("<", "\\u003c")
@@ -433,7 +466,7 @@ def _handler(server: AnnotateServer):
                         .replace("{{STATE}}", state))
                 self._send(200, page.encode("utf-8"), "text/html; charset=utf-8", nonce)
             elif path == "/api/state":
-                self._json(200, server.page_state())
+                self._json(200, server.page_state(q))
             elif (m := _SAMPLE_PATH.match(path)) is not None:
                 sid = m.group(1)
                 if not _SAMPLE_ID.match(sid):

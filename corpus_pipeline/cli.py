@@ -1,4 +1,4 @@
-"""``corpus-pipeline``: one entry point, the subcommands of the contract.
+"""``corpus-pipeline``: one entry point; each command is a module of ``corpus_pipeline.commands``.
 
 This module only parses arguments, loads the configuration and hands over to
 ``corpus_pipeline.commands.<name>``; each command module has
@@ -12,43 +12,74 @@ import json
 import importlib
 import sys
 import traceback
+from importlib.metadata import PackageNotFoundError, version
 from typing import Optional
 
 from .config import ConfigError, load_config
 from .errors import UsageError
 
 COMMANDS = {
-    "minicrawl": "write a deterministic, labeled local crawl (gzip WARCs + labels.jsonl)",
-    "ingest": "WARCs -> extracted, deduplicated RUN/pages",
-    "train": "train the fastText maths classifier from JSONL/Parquet files",
-    "score": "add a maths score column to a JSONL/Parquet file",
-    "run": "the whole loop: ingest, iterate to saturation, decontaminate, report",
-    "annotate": "show the worksheet of flagged domains and path prefixes to mark",
-    "decontaminate": "remove benchmark text from a JSONL/Parquet corpus",
-    "report": "(re)write RUN/report from the run folder",
-    "judge": "estimate precision and recall from a judged random sample (draw it, judge it in a browser)",
-    "inspect": "print sample pages, near duplicates and decontamination removals of a run",
-    "submit": "run a command on a Spark cluster through spark-submit",
-    "fetch-benchmarks": "download the public benchmark test sets used by decontaminate (needs network)",
+    "minicrawl": "Write a small labelled crawl to try the pipeline on (gzip WARCs and labels.jsonl).",
+    "ingest": "Read WARCs, extract the text with its maths, deduplicate: RUN/pages.",
+    "train": "Train the fastText maths classifier on positive and negative texts.",
+    "score": "Add a maths score column to a JSONL or Parquet file.",
+    "run": "The whole recipe: ingest, iterate until the collection saturates, decontaminate, report.",
+    "annotate": "Mark the flagged domains' URL path prefixes (worksheet, or a web page with --serve).",
+    "decontaminate": "Remove benchmark text (10-gram matches) from a JSONL or Parquet corpus.",
+    "report": "Write RUN/report again from the run folder.",
+    "judge": "Estimate precision and recall from a random sample you judge in a browser.",
+    "inspect": "Print sample pages, near duplicates and decontamination removals of a run.",
+    "submit": "Run a command on a Spark cluster through spark-submit.",
+    "fetch-benchmarks": "Download the public benchmark test sets that decontamination uses (needs network).",
 }
+
+DESCRIPTION = """Mine a maths corpus from web crawls (the DeepSeekMath recipe) on Spark.
+
+Start with `corpus-pipeline minicrawl --out crawl` and `corpus-pipeline run --input 'crawl/warc/*.warc.gz'
+--run myrun --labels crawl/labels.jsonl`, then open myrun/report/index.html. `corpus-pipeline COMMAND -h`
+describes a command's options."""
+
+EPILOG = """Every command also takes --config FILE, --set KEY=VALUE, --dry-run and --remote sc://HOST:PORT.
+Exit codes: 0 success; 2 bad usage, invalid configuration or an input that is not what it claims; 1 other
+failures."""
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", metavar="FILE", help="TOML configuration file")
+    p.add_argument("--config", metavar="FILE", help="TOML configuration file (see docs/configuration.md).")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a setting, e.g. --set classifier.dim=128 (repeatable)")
-    p.add_argument("--dry-run", action="store_true", help="print the resolved configuration and the plan; write nothing")
+                   help="Override a setting, e.g. --set classifier.dim=128 (repeatable).")
+    p.add_argument("--dry-run", action="store_true",
+                   help="Print the resolved configuration and the plan; write nothing.")
     p.add_argument("--remote", metavar="sc://HOST:PORT", default=None,
-                   help="run on a Spark Connect endpoint (= --set spark.remote=...; also SPARK_REMOTE), with its "
-                        "standard ;token=... and ;use_ssl=true parameters")
+                   help="Run on a Spark Connect endpoint (= --set spark.remote=...; also SPARK_REMOTE), with its "
+                        "standard ;token=... and ;use_ssl=true parameters.")
+
+
+def _version() -> str:
+    try:
+        return version("corpus_pipeline")
+    except PackageNotFoundError:    # run from a source tree that is not installed
+        return "unknown (not installed)"
+
+
+def _sentence_help(p: argparse.ArgumentParser) -> None:
+    """argparse's own -h text, as a sentence like every other option's."""
+    for a in p._actions:
+        if isinstance(a, argparse._HelpAction):
+            a.help = "Show this help message and exit."
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="corpus-pipeline", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser = argparse.ArgumentParser(prog="corpus-pipeline", description=DESCRIPTION, epilog=EPILOG,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    _sentence_help(parser)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}",
+                        help="Print the installed version and exit.")
+    sub = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")
     sub.required = True
     for name, help_text in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
+        _sentence_help(p)
         _common(p)
         _module(name).add_arguments(p)
     return parser

@@ -1,11 +1,14 @@
 """The judging page: ``corpus-pipeline judge RUN --serve``.
 
 Serves an iteration's drawn sample (``RUN/iter=NNN/judge_sample``) one page at a time: its extracted
-text with maths shown as TeX, its URL and host; a person answers maths / not maths / unsure with a
+text with its maths rendered (KaTeX, served by the page's own server), its URL and host -- blind: the
+classifier's score and the page's stratum are hidden unless the judge asks to see them (judges anchor on
+a score, and the estimates assume verdicts on content alone); a person answers maths / not maths / unsure with a
 key, and each answer is saved at once to ``RUN/judgements/judgements.jsonl`` (page, verdict, who,
 when), so judging can stop and resume anywhere.  Pages come in rounds over the strata (every
 stratum's first page, then every stratum's second, ...), so a half-judged sample is still a random
-sample of every stratum.
+sample of every stratum; the page shows the progress per stratum.  Without ``--judge`` the page asks
+the judge's name once and the browser keeps it (``localStorage``), instead of taking the account's name.
 
 The server is the annotation page's (:class:`annotate_web.AnnotateServer`, same checks: loopback by
 default, the URL's token, the Host header, same-origin POSTs with the CSRF token, JSON only, 1 MB
@@ -16,6 +19,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from typing import Optional
 
 from . import judging as jg
 from .profiles import by_label as profile_of_label
@@ -32,13 +36,16 @@ class JudgeView:
     judge: str
     pages: list          # sample rows in judging order; a page's id is its index here
     positive: str = "math"   # the run's profile label: the verdicts are it, not-<it>, unsure
+    ask_name: bool = False   # no --judge: the page asks the judge's name once (kept by the browser)
 
-    def state(self) -> dict:
+    def state(self, judge: Optional[str] = None) -> dict:
+        """The page's state for ``judge`` (default: the command's): the sample with this judge's verdicts."""
+        judge = judge or self.judge
         js = jg.read_judgements(self.run)
         mine = {}
         others: dict = {}
         for j in sorted(js, key=lambda j: j["at"]):
-            if j["judge"] == self.judge:
+            if j["judge"] == judge:
                 mine[j["page_id"]] = j["verdict"]
             else:
                 others.setdefault(j["page_id"], set()).add(j["judge"])
@@ -46,7 +53,7 @@ class JudgeView:
                   "score": p.get("score"), "stratum": p["stratum"], "verdict": mine.get(p["page_id"]),
                   "others": len(others.get(p["page_id"], ()))} for k, p in enumerate(self.pages)]
         prof = profile_of_label(self.positive)
-        return {"run": self.run.uri, "iteration": self.iteration, "judge": self.judge,
+        return {"run": self.run.uri, "iteration": self.iteration, "judge": judge, "ask_name": self.ask_name,
                 "file": jg.judgements_path(self.run), "pages": pages,
                 "judged": sum(1 for p in pages if p["verdict"]),
                 "verdicts": list(jg.verdicts(self.positive)), "noun": prof.noun, "question": prof.question,
@@ -58,11 +65,24 @@ def judging_order(rows: list[dict]) -> list[dict]:
     return sorted(rows, key=lambda r: (r["rank"], r["stratum"]))
 
 
-def build_view(run, iteration: int, judge: str) -> JudgeView:
+def build_view(run, iteration: int, judge: str, ask_name: bool = False) -> JudgeView:
     got = jg.read_sample(run, iteration)
     if got is None:
         raise ValueError(f"iteration {iteration} has no judging sample")
-    return JudgeView(run, iteration, judge, judging_order(got[1]), jg.run_positive(run))
+    return JudgeView(run, iteration, judge, judging_order(got[1]), jg.run_positive(run), ask_name)
+
+
+MAX_NAME = 64
+
+
+def judge_name(name) -> str:
+    """A judge's name as the page sends it: 1-64 printable characters, trimmed; else :class:`SaveError`."""
+    if not isinstance(name, str) or not name.strip():
+        raise SaveError("the judge's name must be a non-empty string")
+    name = name.strip()
+    if len(name) > MAX_NAME or any(not c.isprintable() for c in name):
+        raise SaveError(f"the judge's name must be at most {MAX_NAME} printable characters")
+    return name
 
 
 def parse_verdicts(body: bytes, view: JudgeView) -> dict:
@@ -92,7 +112,13 @@ class JudgeServer(AnnotateServer):
     command = "judge"
     template = "judge_web.html"
 
-    def page_state(self) -> dict:
+    def page_state(self, query: Optional[dict] = None) -> dict:
+        name = ((query or {}).get("judge") or [None])[0]
+        if name is not None and self.view.ask_name:
+            try:
+                return self.view.state(judge_name(name))
+            except SaveError:
+                pass
         return self.view.state()
 
     def item(self, n: int):
@@ -104,11 +130,15 @@ class JudgeServer(AnnotateServer):
 
     def apply_save(self, body: bytes) -> dict:
         verdicts = parse_verdicts(body, self.view)
+        judge = self.view.judge
+        if self.view.ask_name:           # the name the page asked for (--judge, when given, wins)
+            name = json.loads(body.decode("utf-8")).get("judge")
+            judge = judge_name(name) if name is not None else judge
         at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         new = [{"page_id": self.view.pages[k]["page_id"], "url": self.view.pages[k]["url"], "verdict": v,
-                "judge": self.view.judge, "at": at} for k, v in sorted(verdicts.items())]
+                "judge": judge, "at": at} for k, v in sorted(verdicts.items())]
         rows = jg.merge(jg.read_judgements(self.view.run), new)
         path = jg.write_judgements(self.view.run, rows)
         self.log(f"saved {len(new)} verdicts")
-        state = self.view.state()
+        state = self.view.state(judge)
         return {"saved": len(new), "file": path, "judged": state["judged"], "total": len(state["pages"])}

@@ -62,3 +62,14 @@ def test_measured_durations_are_not_compared():
         {"tp": 3, "pr": [{"precision": 0.5}]}
     assert _untimed({"kind": "count", "c_reason": "cpu_ms", "c_count": 5})["c_count"] is None
     assert _untimed({"kind": "count", "c_reason": "bad_record", "c_count": 5})["c_count"] == 5
+
+
+def test_a_file_beside_the_marker_is_compared_byte_for_byte(tmp_path):
+    pages = [{"page_id": i, "text": f"t{i}"} for i in range(3)]
+    a, b = _run(tmp_path, "aaa", pages), _run(tmp_path, "bbb", pages)
+    for run, card in ((a, b"# corpus\n753 pages\n"), (b, b"# corpus\n753 pages\n")):
+        (run / "pages" / "README.md").write_bytes(card)
+    assert all(r["ok"] for r in compare(a, b))
+    (b / "pages" / "README.md").write_bytes(b"# corpus\n754 pages\n")
+    by = {r["stage"]: r for r in compare(a, b)}
+    assert not by["pages"]["ok"] and "files differ: ../README.md" in by["pages"]["why"]

@@ -77,7 +77,7 @@ def test_summary_from_markers(tmp_path):
     assert drop_rows(s) == [["ingest", "extract_timeout", 1], ["ingest", "not_html", 2],
                             ["dedup", "url_duplicates", 3], ["dedup", "exact_duplicates", 0],
                             ["dedup", "near_duplicates", 4]]
-    assert "ingest:not_html" in page
+    assert "ingest: not html" in page
 
 
 def test_report_command_rebuilds_from_the_run_folder(tmp_path, capsys):
@@ -135,5 +135,27 @@ def test_html_sections_are_readable_tables():
     assert '<span class="tex">$x^2 = 4$</span>' in html                # maths shown as TeX, text escaped
     assert "&lt;b&gt;then&lt;/b&gt;" in html and "<b>then</b>" not in html
     assert "How many apples?" in html and "0.810" in html
-    assert ">0.60<" in html and ">0.90<" in html                       # labelled precision/recall points
+    assert ">60.0%<" in html and ">90.0%<" in html                     # point labels formatted like the table
     assert "Pages per language" in html and "<script" not in html
+    assert "English (en)" in html and "Chinese (zh)" in html   # names, not codes
+    assert "<th>classifier P</th><th>classifier R</th><th>classifier F1</th>" in html      # held-out P/R/F1
+    assert "<td>100.0%</td><td>100.0%</td><td>100.0%</td>" in html
+    assert "threshold 0.5" in html                                     # the selection threshold on the histogram
+    assert "800 tokens of the final text" in html and "900 tokens" in html   # both token measures, labelled
+    assert "<code>final/corpus/</code>" in html and "/r/final" not in html   # the corpus path, relative
+
+
+def test_chart_axes_are_round_and_labels_do_not_overlap():
+    from corpus_pipeline.report.html import _label_positions, line_chart, log_ticks, nice_ticks
+
+    assert nice_ticks(753) == [0, 200, 400, 600, 800]
+    assert nice_ticks(1.0) == [0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    assert nice_ticks(3008) == [0, 1000, 2000, 3000, 4000]
+    assert log_ticks(3008) == [0, 1, 10, 100, 1000, 10000]
+    # precision and recall at the same point: one label above, the other below, 11 px apart at least
+    ys = [y for _, _, y, _ in _label_positions([(0, 50, 40.0, "99.6%"), (1, 50, 40.0, "100.0%")])]
+    assert ys[0] < 40 < ys[1] and ys[1] - ys[0] >= 11
+    chart = line_chart("overlap", [1, 2, 3], {"overlap": [None, 0.657, 0.996]}, ymax=1.0, labels=True,
+                       fmt=lambda v: f"{v:.1%}", hlines=((0.98, "saturation 98%"),))
+    assert ">99.6%<" in chart and ">1.00<" not in chart and 'class="threshold"' in chart
+    assert "saturation 98%" in chart

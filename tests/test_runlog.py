@@ -85,3 +85,81 @@ def test_connect_progress_lines_follow_the_streamed_stages():
     assert lines == ["[spark] stage 7 (operation 4f1c2a9e): 12/40 tasks, 2 running, 2.0 tasks/s, 6 s, ~14 s left",
                      "[spark] stage 7 (operation 4f1c2a9e): 30/40 tasks, 1 running, 1.8 tasks/s, 17 s, ~6 s left"]
     h([object()], 0, "x", False)                          # a malformed update never raises
+
+
+def test_progress_lines_name_the_product_stage_and_cover_driver_work():
+    from types import SimpleNamespace as NS
+
+    from corpus_pipeline.spark.progress import SparkProgress, current_stage, product_stage, stage_label
+
+    now = [1000.0]
+    stages = {}
+
+    class Tracker:
+        def getActiveStageIds(self):
+            return list(stages)
+
+        def getStageInfo(self, sid):
+            return stages.get(sid)
+
+    lines = []
+    p = SparkProgress(Tracker(), interval=10, after=5, echo=lines.append, clock=lambda: now[0])
+    assert stage_label("near_dedup") == "near dedup" and stage_label("model", 2) == "iteration 2: model"
+    with product_stage(None, "near dedup", clock=lambda: now[0]):
+        assert current_stage() == ("near dedup", 1000.0)
+        for t, sid in ((1002, 3), (1006, 4), (1009, 5), (1016, 6)):    # short Spark stages, one after another
+            now[0] = t
+            stages.clear()
+            stages[sid] = NS(name="parquet at NativeMethodAccessorImpl.java:0", numTasks=4, numCompletedTasks=1,
+                             numActiveTasks=2)
+            p.tick()
+    with product_stage(None, stage_label("model", 2), clock=lambda: now[0]):
+        stages.clear()                                              # fastText training: no Spark stage
+        now[0] = 1022.0
+        p.tick()
+    assert current_stage() == (None, 0.0)
+    assert lines == ["[spark] near dedup, 6 s: Spark stage 4, 1/4 tasks, 2 running",
+                     "[spark] near dedup, 16 s: Spark stage 6, 1/4 tasks, 2 running",
+                     "[spark] iteration 2: model, 6 s: no Spark stage running (work on the driver)"]
+    assert not any("NativeMethodAccessorImpl" in ln for ln in lines)
+
+
+def test_progress_outside_a_product_stage_names_the_spark_stage():
+    from types import SimpleNamespace as NS
+
+    from corpus_pipeline.spark.progress import SparkProgress
+
+    now = [0.0]
+
+    class Tracker:
+        def getActiveStageIds(self):
+            return [9]
+
+        def getStageInfo(self, sid):
+            return NS(name="count at x.py:1", numTasks=10, numCompletedTasks=min(10, int(now[0])), numActiveTasks=2)
+
+    lines = []
+    p = SparkProgress(Tracker(), interval=10, after=5, echo=lines.append, clock=lambda: now[0])
+    for t in (0, 4, 6, 8, 16):
+        now[0] = float(t)
+        p.tick()
+    assert lines == ["[spark] stage 9 (count at x.py:1): 6/10 tasks, 2 running, 1.0 tasks/s, 6 s, ~4 s left",
+                     "[spark] stage 9 (count at x.py:1): 10/10 tasks, 2 running, 0.6 tasks/s, 16 s"]
+
+
+def test_jvm_stderr_filter_drops_the_incubator_warning_only(tmp_path):
+    import io
+    import os
+
+    from corpus_pipeline.spark.session import jvm_stderr_filter
+
+    src = io.BytesIO(b"WARNING: Using incubator modules: jdk.incubator.vector\n"
+                     b"ERROR SparkContext: real trouble\n"
+                     b"a Python worker's traceback\n")
+    out = tmp_path / "err"
+    fd = os.open(out, os.O_WRONLY | os.O_CREAT)
+    try:
+        jvm_stderr_filter(src, fd)
+    finally:
+        os.close(fd)
+    assert out.read_bytes() == b"ERROR SparkContext: real trouble\na Python worker's traceback\n"

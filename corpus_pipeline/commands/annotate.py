@@ -26,17 +26,17 @@ from ..runfolder import RunFolder, open_existing
 
 
 def add_arguments(p) -> None:
-    p.add_argument("run", metavar="RUN", help="run folder")
+    p.add_argument("run", metavar="RUN", help="Run folder.")
     p.add_argument("--iteration", type=int, default=None, metavar="N",
-                   help="show iteration N instead of the latest one with a worksheet")
+                   help="Show iteration N instead of the latest one with a worksheet.")
     p.add_argument("--top", type=int, default=10, metavar="K",
-                   help="candidate prefixes shown per host (default 10)")
-    p.add_argument("--serve", action="store_true", help="start the annotation web page (until Ctrl-C)")
+                   help="Candidate prefixes shown per host (default 10).")
+    p.add_argument("--serve", action="store_true", help="Start the annotation web page (until Ctrl-C).")
     p.add_argument("--host", default="127.0.0.1",
-                   help="address to bind with --serve (default 127.0.0.1, loopback only)")
-    p.add_argument("--port", type=int, default=8765, metavar="N", help="port for --serve (default 8765; 0: any free)")
+                   help="Address to bind with --serve (default 127.0.0.1, loopback only).")
+    p.add_argument("--port", type=int, default=8765, metavar="N", help="Port for --serve (default 8765; 0: any free port).")
     p.add_argument("--top-hosts", type=int, default=50, metavar="K",
-                   help="flagged hosts shown on the page, by impact (default 50)")
+                   help="Flagged hosts shown on the page, by impact (default 50).")
 
 
 def plan(args, cfg) -> list[str]:

@@ -14,10 +14,10 @@ from ..decontam import scan_dir, use_file
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--input", required=True, metavar="FILE", help="JSONL or Parquet file with a text column")
+    p.add_argument("--input", required=True, metavar="FILE", help="JSONL or Parquet file with a text column.")
     p.add_argument("--benchmarks", required=True, metavar="DIR",
-                   help="folder of benchmark test sets (see `corpus-pipeline fetch-benchmarks`)")
-    p.add_argument("--out", required=True, metavar="DIR", help="output folder: corpus/, contamination/, counts.json")
+                   help="Folder of benchmark test sets (see `corpus-pipeline fetch-benchmarks`).")
+    p.add_argument("--out", required=True, metavar="DIR", help="Output folder: corpus/, contamination/, counts.json.")
 
 
 def plan(args, cfg) -> list[str]:

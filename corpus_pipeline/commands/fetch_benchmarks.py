@@ -39,11 +39,11 @@ def _selected(only: list[str]) -> list[tuple[str, str, str]]:
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--out", required=True, metavar="DIR", help="folder to write the benchmark files into")
+    p.add_argument("--out", required=True, metavar="DIR", help="Folder to write the benchmark files into.")
     p.add_argument("--only", action="append", default=[], metavar="NAME",
-                   help="fetch only this benchmark or group (gsm8k, agieval, extra, aime24 ...); repeatable")
-    p.add_argument("--force", action="store_true", help="download again even when the file exists")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+                   help="Fetch only this benchmark or group (gsm8k, agieval, extra, aime24 ...); repeatable.")
+    p.add_argument("--force", action="store_true", help="Download again even when the file exists.")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="Seconds per request (default 60).")
 
 
 def plan(args, cfg) -> list[str]:

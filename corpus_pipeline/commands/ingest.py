@@ -6,15 +6,15 @@ import sys
 from ..errors import NoInputError
 from ..runfolder import RunFolder
 from ..sources import check_shared, check_shared_run, kind, resolve
+from . import INPUT_HELP
 
 
 def add_arguments(p) -> None:
     p.add_argument("--input", dest="inputs", nargs="+", action="extend", required=True, metavar="SRC",
-                   help="WARC file, glob, directory, s3://bucket/key or prefix, hdfs:// gs:// abfs:// file:// "
-                        "(any Hadoop filesystem), https:// URL, or warc.paths(.gz) manifest")
-    p.add_argument("--run", required=True, metavar="RUN", help="run folder (local path or Hadoop URI)")
+                   help=INPUT_HELP)
+    p.add_argument("--run", required=True, metavar="RUN", help="Run folder (local path or Hadoop URI).")
     p.add_argument("--recompute", action="store_true",
-                   help="accept changed settings: redo the first committed stage they shape and every later one")
+                   help="Accept changed settings: redo the first committed stage they shape and every later one.")
 
 
 def plan(args, cfg) -> list[str]:
@@ -43,6 +43,7 @@ def plan(args, cfg) -> list[str]:
 def run(args, cfg) -> int:
     from ..loop import run_ingest
     from ..pipeline.ingest import summarize
+    from ..spark.progress import progress
     from ..spark.session import configured_master, get_spark
 
     check_shared(args.inputs, configured_master(cfg.spark), cfg.ingest)   # before any JVM or write
@@ -50,7 +51,8 @@ def run(args, cfg) -> int:
     spark = get_spark(cfg.spark, run=args.run)
     rf = RunFolder(args.run, spark)
     try:
-        result = run_ingest(spark, args.inputs, rf, cfg, recompute=args.recompute)
+        with progress(spark):       # a line every 10 s for each stage running 5 s or more
+            result = run_ingest(spark, args.inputs, rf, cfg, recompute=args.recompute)
     except NoInputError as e:
         print(f"corpus-pipeline ingest: {e}", file=sys.stderr)
         return 1

@@ -20,14 +20,14 @@ SECTIONS = ("collected", "pages", "duplicates", "contamination")
 
 
 def add_arguments(p) -> None:
-    p.add_argument("run", metavar="RUN", help="run folder")
-    p.add_argument("--iteration", type=int, metavar="N", help="iteration to sample (default: the latest collected)")
-    p.add_argument("--host", help="show pages of this host")
-    p.add_argument("--prefix", help="with --host: only pages whose URL path starts with this, e.g. /questions/")
-    p.add_argument("-n", "--limit", type=int, default=5, metavar="K", help="rows per section (default 5)")
+    p.add_argument("run", metavar="RUN", help="Run folder.")
+    p.add_argument("--iteration", type=int, metavar="N", help="Iteration to sample (default: the latest collected).")
+    p.add_argument("--host", help="Show pages of this host.")
+    p.add_argument("--prefix", help="With --host: only pages whose URL path starts with this, e.g. /questions/.")
+    p.add_argument("-n", "--limit", type=int, default=5, metavar="K", help="Rows per section (default 5).")
     p.add_argument("--show", action="append", choices=SECTIONS, metavar="SECTION",
-                   help=f"sections to show (repeatable; default all): {', '.join(SECTIONS)}")
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+                   help=f"Sections to show (repeatable; default all): {', '.join(SECTIONS)}.")
+    p.add_argument("--json", action="store_true", help="Print one JSON object instead of text.")
 
 
 def plan(args, cfg) -> list[str]:

@@ -26,23 +26,24 @@ from ..runfolder import open_existing
 
 
 def add_arguments(p) -> None:
-    p.add_argument("run", metavar="RUN", help="run folder")
+    p.add_argument("run", metavar="RUN", help="Run folder.")
     p.add_argument("--iteration", type=int, default=None, metavar="N",
-                   help="the iteration to sample (default: the latest with a committed collection)")
+                   help="The iteration to sample (default: the latest with a committed collection).")
     p.add_argument("--margin", type=float, default=0.05, metavar="M",
-                   help="95%% half-width asked for precision; sets the sample size (default 0.05)")
+                   help="95%% half-width asked for precision; sets the sample size (default 0.05).")
     p.add_argument("--uncollected", type=int, default=None, metavar="K",
-                   help="judgements of uncollected pages, for recall (default: half the precision sample)")
-    p.add_argument("--seed", type=int, default=None, metavar="S", help="sampling seed (default loop.random_seed)")
-    p.add_argument("--judge", default=None, metavar="NAME", help="who judges (default: the user name)")
+                   help="Judgements of uncollected pages, for recall (default: half the precision sample).")
+    p.add_argument("--seed", type=int, default=None, metavar="S", help="Sampling seed (default: loop.random_seed).")
+    p.add_argument("--judge", default=None, metavar="NAME", help="Who judges: the name stored with each verdict (default: the page asks once; "
+                        "without --serve, the user name).")
     p.add_argument("--import", dest="import_file", default=None, metavar="F.jsonl",
-                   help="add the judgements of F.jsonl (another person's --export)")
+                   help="Add the judgements of F.jsonl (another person's --export).")
     p.add_argument("--export", dest="export_file", default=None, metavar="F.jsonl",
-                   help="write every judgement of the run to F.jsonl")
-    p.add_argument("--serve", action="store_true", help="start the judging web page (until Ctrl-C)")
+                   help="Write every judgement of the run to F.jsonl.")
+    p.add_argument("--serve", action="store_true", help="Start the judging web page (until Ctrl-C).")
     p.add_argument("--host", default="127.0.0.1",
-                   help="address to bind with --serve (default 127.0.0.1, loopback only)")
-    p.add_argument("--port", type=int, default=8766, metavar="N", help="port for --serve (default 8766; 0: any free)")
+                   help="Address to bind with --serve (default 127.0.0.1, loopback only).")
+    p.add_argument("--port", type=int, default=8766, metavar="N", help="Port for --serve (default 8766; 0: any free port).")
 
 
 def plan(args, cfg) -> list[str]:
@@ -174,8 +175,9 @@ def _print_state(i: int, est: dict) -> None:
 
 def serve(args, run_folder, i: int, spark) -> None:
     judge = args.judge or getpass.getuser() or "judge"
-    view = web.build_view(run_folder, i, judge)
+    view = web.build_view(run_folder, i, judge, ask_name=args.judge is None)   # no --judge: the page asks
     serve_until_interrupted(
         lambda: web.JudgeServer(view, args.host, args.port), args.host, args.port, "judge",
-        lambda server: [f"serving iteration {i}'s sample ({len(view.pages)} pages) for {judge} at {server.url}",
+        lambda server: [f"serving iteration {i}'s sample ({len(view.pages)} pages) for "
+                        f"{args.judge or 'the judge the page asks the name of'} at {server.url}",
                         "open that URL in a browser; stop this with Ctrl-C to rewrite the report"])

@@ -24,16 +24,17 @@ from ..minicrawl import generate
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--out", required=True, metavar="DIR", help="output folder (warc/, labels.jsonl, manifest.json)")
-    p.add_argument("--pages", type=int, default=3000, metavar="N", help="number of response records (default 3000)")
-    p.add_argument("--random-seed", type=int, default=1, metavar="S", help="random seed (default 1)")
+    p.add_argument("--out", required=True, metavar="DIR", help="Output folder (warc/, labels.jsonl, manifest.json).")
+    p.add_argument("--pages", type=int, default=3000, metavar="N", help="Number of response records (default 3000).")
+    p.add_argument("--random-seed", type=int, default=1, metavar="S", help="Random seed (default 1); the same arguments give byte-identical files.")
     p.add_argument("--label-domain", action="append", default=[], choices=["code"], metavar="DOMAIN",
-                   help="also label the same crawl for another domain profile: 'code' writes DIR/labels_code.jsonl "
-                        "(code / non-code); the WARCs and labels.jsonl do not change (repeatable)")
+                   help="Also label the same crawl for another domain profile (repeatable): 'code' writes "
+                        "DIR/labels_code.jsonl, each URL labelled code or non-code; the WARCs and labels.jsonl "
+                        "stay the same.")
     p.add_argument("--code-sites", action="store_true",
-                   help="add three programming sites where only some path prefixes hold code (askcode.dev "
+                   help="Add three programming sites where only some path prefixes hold code (askcode.dev "
                         "/questions/, devnotes.io /tutorials/, techweekly.net /howto/): a different crawl, meant "
-                        "with --label-domain code; their pages are non-math (default: off, the crawl is unchanged)")
+                        "with --label-domain code; their pages are non-math (default: off, the crawl is unchanged).")
 
 
 def _check(args) -> None:

@@ -6,7 +6,7 @@ from ..runfolder import RunFolder, open_existing
 
 
 def add_arguments(p) -> None:
-    p.add_argument("run", metavar="RUN", help="run folder")
+    p.add_argument("run", metavar="RUN", help="Run folder.")
 
 
 def plan(args, cfg) -> list[str]:

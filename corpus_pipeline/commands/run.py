@@ -7,20 +7,25 @@ from ..pipeline.stage import Stage
 from ..runfolder import RunFolder
 from ..seeds import check_seed_source
 from ..sources import check_shared, check_shared_run
+from . import INPUT_HELP
 
 
 def add_arguments(p) -> None:
     p.add_argument("--input", nargs="+", required=True, metavar="SRC",
-                   help="WARC files/globs, s3:// keys or prefixes, or warc.paths(.gz) manifests")
-    p.add_argument("--run", required=True, metavar="RUN", help="run folder (local path or Hadoop URI)")
-    p.add_argument("--seed-corpus", metavar="FILE", help="file, folder or glob of JSONL(.gz)/Parquet with a text column, any filesystem "
-                        "(default: the starter seed in seeds/)")
-    p.add_argument("--labels", metavar="FILE", help="labels.jsonl, only to measure true precision/recall")
-    p.add_argument("--benchmarks", metavar="DIR", help="benchmark test sets for decontamination")
-    p.add_argument("--annotate", choices=["auto", "manual"], help="path annotation mode (default: config)")
-    p.add_argument("--max-iterations", type=int, metavar="N")
+                   help=INPUT_HELP)
+    p.add_argument("--run", required=True, metavar="RUN", help="Run folder (local path or Hadoop URI).")
+    p.add_argument("--seed-corpus", metavar="FILE", help="File, folder or glob of JSONL(.gz)/Parquet with a text column, on any filesystem "
+                        "(default: the starter seed in seeds/).")
+    p.add_argument("--labels", metavar="FILE", help="A labels.jsonl file ({url, label} per line), only to measure true precision and recall.")
+    p.add_argument("--benchmarks", metavar="DIR", help="Folder of benchmark test sets to decontaminate against "
+                        "(see `corpus-pipeline fetch-benchmarks`; default: no decontamination).")
+    p.add_argument("--annotate", choices=["auto", "manual"], help="Path annotation: auto marks path prefixes itself, manual waits for your "
+                        "worksheet (default: annotate.mode of the configuration).")
+    p.add_argument("--max-iterations", type=int, metavar="N",
+                   help="Stop after N iterations even if the collection has not saturated "
+                        "(default: loop.max_iterations of the configuration).")
     p.add_argument("--recompute", action="store_true",
-                   help="accept changed settings: redo the first committed stage they shape and every later one")
+                   help="Accept changed settings: redo the first committed stage they shape and every later one.")
 
 
 def _inputs(args):

@@ -23,9 +23,9 @@ from ..seeds import file_format, iter_jsonl, read_parquet_table, read_records
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--model", required=True, metavar="MODEL_DIR", help="folder with model.bin (or the model.bin file)")
-    p.add_argument("--input", required=True, metavar="FILE", help="JSONL/JSONL.gz/Parquet with a text column")
-    p.add_argument("--out", required=True, metavar="FILE", help="output .jsonl, .jsonl.gz or .parquet")
+    p.add_argument("--model", required=True, metavar="MODEL_DIR", help="Folder with model.bin (or the model.bin file).")
+    p.add_argument("--input", required=True, metavar="FILE", help="JSONL/JSONL.gz/Parquet file with a text column.")
+    p.add_argument("--out", required=True, metavar="FILE", help="Output file: .jsonl, .jsonl.gz or .parquet.")
 
 
 def _out_format(path: str) -> str:

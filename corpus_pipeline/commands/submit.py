@@ -39,23 +39,23 @@ ENV_ALIAS = "environment"
 
 def add_arguments(p) -> None:
     p.add_argument("--master", required=True, metavar="URL",
-                   help="spark://HOST:PORT, yarn, k8s://https://HOST:PORT, local[*] ...")
+                   help="The Spark master: spark://HOST:PORT, yarn, k8s://https://HOST:PORT or local[*].")
     p.add_argument("--conf", dest="spark_conf", action="append", default=[], metavar="KEY=VALUE",
-                   help="a Spark setting for spark-submit (repeatable)")
+                   help="A Spark setting for spark-submit (repeatable).")
     p.add_argument("--deploy-mode", choices=["client", "cluster"], default="client",
-                   help="client (default): the driver runs here; cluster needs paths the cluster can read")
+                   help="Where the driver runs: client (default) here; cluster on the cluster, which needs paths the cluster can read.")
     p.add_argument("--dist", default="dist", metavar="DIR",
-                   help="where the package is built and reused while up to date (default: dist)")
-    p.add_argument("--py-files", metavar="LIST", help="comma-separated --py-files instead of the built zip")
-    p.add_argument("--archives", metavar="LIST", help="comma-separated --archives (e.g. env.tar.gz#environment)")
+                   help="Where the package is built and reused while up to date (default: dist).")
+    p.add_argument("--py-files", metavar="LIST", help="Comma-separated --py-files instead of the built zip.")
+    p.add_argument("--archives", metavar="LIST", help="Comma-separated --archives (e.g. env.tar.gz#environment).")
     p.add_argument("--env-archive", metavar="TAR_GZ",
-                   help="packed environment for the executors (adds it to --archives and runs "
-                        f"./{ENV_ALIAS}/bin/python on them)")
-    p.add_argument("--files", metavar="LIST", help="comma-separated --files for spark-submit")
-    p.add_argument("--spark-submit", metavar="PATH", help="spark-submit to use (default: SPARK_HOME's or pyspark's)")
-    p.add_argument("submit_command", metavar="COMMAND", help="the corpus-pipeline command to run on the cluster")
+                   help="Packed environment for the executors (adds it to --archives and runs "
+                        f"./{ENV_ALIAS}/bin/python on them).")
+    p.add_argument("--files", metavar="LIST", help="Comma-separated --files for spark-submit.")
+    p.add_argument("--spark-submit", metavar="PATH", help="The spark-submit to use (default: SPARK_HOME's or pyspark's).")
+    p.add_argument("submit_command", metavar="COMMAND", help="The corpus-pipeline command to run on the cluster.")
     p.add_argument("command_args", nargs=argparse.REMAINDER, metavar="ARGS",
-                   help="COMMAND's arguments, passed on unchanged")
+                   help="COMMAND's arguments, passed on unchanged.")
 
 
 def _conf_pairs(items: list[str]) -> list[tuple[str, str]]:

@@ -18,11 +18,11 @@ from ..seeds import read_texts
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--positives", required=True, metavar="FILE", help="maths texts: JSONL/JSONL.gz/Parquet with a text column")
-    p.add_argument("--negatives", required=True, metavar="FILE", help="other texts: JSONL/JSONL.gz/Parquet with a text column")
-    p.add_argument("--out", required=True, metavar="MODEL_DIR", help="folder (local or Hadoop URI) for model.bin and metrics.json")
+    p.add_argument("--positives", required=True, metavar="FILE", help="Maths texts: JSONL/JSONL.gz/Parquet with a text column.")
+    p.add_argument("--negatives", required=True, metavar="FILE", help="Other texts: JSONL/JSONL.gz/Parquet with a text column.")
+    p.add_argument("--out", required=True, metavar="MODEL_DIR", help="Folder (local or Hadoop URI) for model.bin and metrics.json.")
     p.add_argument("--random-seed", type=int, default=None, metavar="S",
-                   help="seed of the held-out split and training order (default: classifier.seed)")
+                   help="Seed of the held-out split and training order (default: classifier.seed).")
 
 
 def plan(args, cfg) -> list[str]:

@@ -19,6 +19,7 @@ from ..config import Config
 from ..labels import load_labels
 from ..runfolder import RunFolder, StageResult
 from ..spark.io import read_table, write_table
+from ..spark.progress import product_stage, stage_label
 from .recipe import Recipe
 from .stage import FINAL, INGEST, ITERATION, Stage
 
@@ -97,14 +98,15 @@ class Runner:
     def ensure(self, stage: Stage, i: Optional[int] = None) -> Optional[StageResult]:
         """Commit ``stage`` (of iteration ``i``) unless it is committed; None when it does not apply."""
         ctx = Context(self, stage, i)
-        if not stage.applies(ctx):
-            return None
-        if not stage.commits:
-            return stage.check(ctx)
-        location = stage.location(self.run, i)
-        res = stage.commit(ctx, location)
-        stage.done(ctx, res)
-        return res
+        with product_stage(self.spark, stage_label(stage.name, i)):     # progress lines, Spark UI
+            if not stage.applies(ctx):
+                return None
+            if not stage.commits:
+                return stage.check(ctx)
+            location = stage.location(self.run, i)
+            res = stage.commit(ctx, location)
+            stage.done(ctx, res)
+            return res
 
     def commit(self, stage: Stage, ctx: "Context", location: str) -> StageResult:
         """The default commit: ``stage.build`` into a new attempt, then the marker."""

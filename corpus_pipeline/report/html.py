@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import html
+import math
 import re
+
+from .languages import language_label
 
 W, H, PAD = 420, 200, 36
 COLORS = ["#3b6ea8", "#d9822b", "#3a9a5b", "#b8435a", "#7b5ea7", "#6c757d"]
@@ -21,50 +24,134 @@ def compact(v: float) -> str:
     return f"{v:,.0f}"
 
 
-def _axis(ymax: float, fmt) -> str:
+def nice_ticks(vmax: float, n: int = 5) -> list[float]:
+    """Round tick values from 0 to at least ``vmax``: steps of 1, 2 or 5 times a power of ten, at most
+    ``n`` + 1 ticks (753 -> 0, 200, 400, 600, 800; 1.0 -> 0, 0.2, ..., 1.0)."""
+    if vmax <= 0:
+        return [0.0, 1.0]
+    raw = vmax / n
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw - 1e-12)
+    k = math.ceil(vmax / step - 1e-9)
+    return [round(step * j, 10) for j in range(k + 1)]
+
+
+def log_ticks(vmax: float) -> list[float]:
+    """0, 1, 10, 100, ... up to the first power of ten at or above ``vmax`` (log scale, zero kept)."""
+    top = max(1, math.ceil(math.log10(max(vmax, 1)) - 1e-12))
+    return [0.0] + [10.0 ** k for k in range(top + 1)]
+
+
+def _log_pos(v: float, top: float) -> float:
+    """Where ``v`` sits on a log axis from 0 to ``top`` (a power of ten), 0..1: log10(1 + v) / log10(1 + top)."""
+    return math.log10(1 + max(v, 0)) / math.log10(1 + top)
+
+
+def _axis(ticks: list, fmt, log: bool = False) -> str:
+    top = ticks[-1]
     out = []
-    for k in range(5):
-        v = ymax * k / 4
-        y = H - PAD - (H - 2 * PAD) * k / 4
-        out.append(f'<line x1="{PAD}" x2="{W - 8}" y1="{y:.1f}" y2="{y:.1f}" stroke="#ddd"/>'
-                   f'<text x="{PAD - 4}" y="{y + 4:.1f}" font-size="10" text-anchor="end">{fmt(v)}</text>')
+    for v in ticks:
+        f = _log_pos(v, top) if log else v / top
+        y = H - PAD - (H - 2 * PAD) * f
+        out.append(f'<line x1="{PAD}" x2="{W - 8}" y1="{y:.1f}" y2="{y:.1f}" stroke="#ddd"/>')
+        if not (log and v == 1 and len(ticks) > 4):     # 0 and 1 sit too close on a tall log axis
+            out.append(f'<text x="{PAD - 4}" y="{y + 4:.1f}" font-size="10" text-anchor="end">{fmt(v)}</text>')
     return "".join(out)
 
 
-def bar_chart(title: str, labels: list, values: list, fmt=compact) -> str:
+def _pct_tick(v: float) -> str:
+    return f"{v:.0%}"
+
+
+def bar_chart(title: str, labels: list, values: list, fmt=compact, log: bool = False,
+              marks: tuple = (), edges: bool = False) -> str:
+    """Vertical bars; ``log``: a log scale (zero kept at the bottom); ``marks``: (position in bars from the
+    left edge, label) vertical lines, e.g. the selection threshold on a score histogram; ``edges``: the
+    labels name the bars' edges (a histogram's bins: one more label than bars), not their middles."""
     if not values:
         return f"<figure><figcaption>{_esc(title)}</figcaption><p>no data</p></figure>"
-    ymax = max(max(values), 1e-9)
+    ticks = log_ticks(max(values)) if log else nice_ticks(max(values))
+    top = ticks[-1]
     n = len(values)
     bw = (W - PAD - 10) / n
     bars = []
     for k, (lab, v) in enumerate(zip(labels, values)):
-        h = (H - 2 * PAD) * (v / ymax)
+        h = (H - 2 * PAD) * (_log_pos(v, top) if log else v / top)
         x = PAD + k * bw
         bars.append(f'<rect x="{x + 1:.1f}" y="{H - PAD - h:.1f}" width="{max(bw - 2, 1):.1f}" height="{h:.1f}" '
                     f'fill="{COLORS[0]}"><title>{_esc(lab)}: {_esc(fmt(v))}</title></rect>')
         if n <= 25:
-            bars.append(f'<text x="{x + bw / 2:.1f}" y="{H - PAD + 12}" font-size="9" '
+            bars.append(f'<text x="{x + (0 if edges else bw / 2):.1f}" y="{H - PAD + 12}" font-size="9" '
                         f'text-anchor="middle">{_esc(lab)}</text>')
-    return (f'<figure><figcaption>{_esc(title)}</figcaption><svg width="{W}" height="{H}" '
-            f'xmlns="http://www.w3.org/2000/svg">{_axis(ymax, fmt)}{"".join(bars)}</svg></figure>')
+    if edges and len(labels) > n:
+        bars.append(f'<text x="{PAD + n * bw:.1f}" y="{H - PAD + 12}" font-size="9" '
+                    f'text-anchor="middle">{_esc(labels[n])}</text>')
+    for pos, label in marks:
+        x = PAD + pos * bw
+        bars.append(f'<line class="threshold" x1="{x:.1f}" x2="{x:.1f}" y1="{PAD - 8}" y2="{H - PAD}" '
+                    f'stroke="{COLORS[3]}" stroke-width="1.5" stroke-dasharray="4 3"/>'
+                    f'<text x="{x + 3:.1f}" y="{PAD - 10}" font-size="10" fill="{COLORS[3]}">{_esc(label)}</text>')
+    scale = " (log scale)" if log else ""
+    return (f'<figure><figcaption>{_esc(title)}{scale}</figcaption><svg width="{W}" height="{H}" '
+            f'xmlns="http://www.w3.org/2000/svg">{_axis(ticks, fmt, log)}{"".join(bars)}</svg></figure>')
+
+
+def hbar_chart(title: str, labels: list, values: list, label_width: int = 250) -> str:
+    """Horizontal bars on a log scale, one row per label with its value: long labels stay readable and
+    one large count does not flatten the others."""
+    if not values:
+        return f"<figure><figcaption>{_esc(title)}</figcaption><p>no data</p></figure>"
+    row, width = 16, W + 140
+    top = log_ticks(max(values))[-1]
+    span = width - label_width - 60
+    height = row * len(values) + 24
+    parts = []
+    for v in log_ticks(max(values)):
+        x = label_width + span * _log_pos(v, top)
+        parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="0" y2="{height - 16}" stroke="#eee"/>'
+                     f'<text x="{x:.1f}" y="{height - 4}" font-size="9" text-anchor="middle">{compact(v)}</text>')
+    for k, (lab, v) in enumerate(zip(labels, values)):
+        y = k * row + 2
+        w = span * _log_pos(v, top)
+        parts.append(f'<text x="{label_width - 6}" y="{y + 11}" font-size="11" text-anchor="end">{_esc(lab)}</text>'
+                     f'<rect x="{label_width}" y="{y}" width="{max(w, 0.5):.1f}" height="{row - 4}" '
+                     f'fill="{COLORS[0]}"><title>{_esc(lab)}: {v:,}</title></rect>'
+                     f'<text x="{label_width + w + 4:.1f}" y="{y + 11}" font-size="10">{v:,}</text>')
+    return (f'<figure><figcaption>{_esc(title)} (log scale)</figcaption><svg class="hbar" width="{width}" '
+            f'height="{height}" xmlns="http://www.w3.org/2000/svg">{"".join(parts)}</svg></figure>')
+
+
+def _label_positions(points: list) -> list:
+    """(series index, x, y, text) of the value labels at one x: the highest point's label above it, the
+    others below theirs, pushed down until no two overlap (11 px per line)."""
+    out, last = [], None
+    for j, (c, x, y, text) in enumerate(sorted(points, key=lambda p: p[2])):
+        ly = y - 6 if j == 0 else y + 14
+        if last is not None and ly < last + 11:
+            ly = last + 11
+        out.append((c, x, ly, text))
+        last = ly
+    return out
 
 
 def line_chart(title: str, xs: list, series: dict, ymax: float | None = None, fmt=lambda v: f"{v:.2f}",
-               labels: bool = False) -> str:
+               labels: bool = False, hlines: tuple = (), axis_fmt=None) -> str:
+    """Lines per series; ``labels``: each point's value written beside it (``fmt``); ``hlines``: (value,
+    label) dashed horizontal lines, e.g. the saturation threshold."""
     vals = [v for s in series.values() for v in s if v is not None]
     if not vals:
         return f"<figure><figcaption>{_esc(title)}</figcaption><p>no data</p></figure>"
-    ymax = ymax or max(max(vals), 1e-9)
+    ticks = nice_ticks(ymax or max(max(vals), 1e-9))
+    top = ticks[-1]
     n = max(len(xs), 2)
 
     def px(k):
         return PAD + (W - PAD - 16) * k / (n - 1)
 
     def py(v):
-        return H - PAD - (H - 2 * PAD) * (v / ymax)
+        return H - PAD - (H - 2 * PAD) * (v / top)
 
-    parts, legend = [], []
+    parts, legend, points = [], [], {}
     for c, (name, ys) in enumerate(series.items()):
         color = COLORS[c % len(COLORS)]
         pts = [(px(k), py(v)) for k, v in enumerate(ys) if v is not None]
@@ -72,15 +159,26 @@ def line_chart(title: str, xs: list, series: dict, ymax: float | None = None, fm
             parts.append(f'<polyline fill="none" stroke="{color}" stroke-width="2" points="'
                          + " ".join(f"{x:.1f},{y:.1f}" for x, y in pts) + '"/>')
             parts += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{color}"/>' for x, y in pts]
-            if labels:      # the value at each point, one series above its points, the next below
-                dy = -6 if c % 2 == 0 else 14
-                parts += [f'<text x="{px(k):.1f}" y="{py(v) + dy:.1f}" font-size="10" fill="{color}" '
-                          f'text-anchor="middle">{_esc(fmt(v))}</text>' for k, v in enumerate(ys) if v is not None]
+            for k, v in enumerate(ys):
+                if v is not None:
+                    points.setdefault(k, []).append((c, px(k), py(v), fmt(v)))
         legend.append(f'<span style="color:{color}">&#9632; {_esc(name)}</span>')
-    ticks = "".join(f'<text x="{px(k):.1f}" y="{H - PAD + 12}" font-size="10" text-anchor="middle">{_esc(x)}</text>'
-                    for k, x in enumerate(xs))
+    if labels:
+        for k in sorted(points):
+            anchor = "end" if k == n - 1 else "start" if k == 0 else "middle"     # inside the chart at its ends
+            parts += [f'<text class="point" x="{x:.1f}" y="{y:.1f}" font-size="10" fill="{COLORS[c % len(COLORS)]}" '
+                      f'text-anchor="{anchor}">{_esc(text)}</text>' for c, x, y, text in _label_positions(points[k])]
+    for v, label in hlines:
+        y = py(v)
+        parts.append(f'<line class="threshold" x1="{PAD}" x2="{W - 8}" y1="{y:.1f}" y2="{y:.1f}" '
+                     f'stroke="{COLORS[3]}" stroke-width="1.5" stroke-dasharray="4 3"/>'
+                     f'<text x="{PAD + 4}" y="{y - 3:.1f}" font-size="10" fill="{COLORS[3]}" '
+                     f'text-anchor="start">{_esc(label)}</text>')
+    ticks_x = "".join(f'<text x="{px(k):.1f}" y="{H - PAD + 12}" font-size="10" text-anchor="middle">{_esc(x)}</text>'
+                      for k, x in enumerate(xs))
     return (f'<figure><figcaption>{_esc(title)} {" ".join(legend)}</figcaption><svg width="{W}" height="{H}" '
-            f'xmlns="http://www.w3.org/2000/svg">{_axis(ymax, fmt)}{"".join(parts)}{ticks}</svg></figure>')
+            f'xmlns="http://www.w3.org/2000/svg">{_axis(ticks, axis_fmt or fmt)}{"".join(parts)}{ticks_x}'
+            f'</svg></figure>')
 
 
 def _table(headers: list, rows: list) -> str:
@@ -117,37 +215,77 @@ def _pct(x) -> str:
     return "–" if x is None else f"{x:.1%}"
 
 
+FINAL_CORPUS = "final/corpus"      # where the final stage commits the corpus, in the run folder
+
+
+def _num(x) -> str:
+    return "–" if x is None else f"{x:,}"
+
+
+def final_paragraph(s: dict) -> str:
+    """The final corpus in words: its pages and tokens (of the final extractor's text, set beside the
+    last iteration's count of the bulk pass's text), decontamination and where it is in the run folder."""
+    fin = s.get("final") or {}
+    if fin.get("pages") is None:
+        return "<p>No final corpus yet: the loop has not finished.</p>"
+    its = s.get("iterations") or []
+    bulk = (f" (the last iteration counted {its[-1]['collected_tokens']:,} tokens of the same pages in the bulk "
+            f"pass's text, which the iterations table shows)") if its else ""
+    re = s.get("reextraction") or {}
+    again = f"{re.get('reextracted', 0):,} pages extracted again by the final extractor; " if re else ""
+    return (f"<p>{_num(fin.get('pages'))} pages, {_num(fin.get('tokens'))} tokens of the final text{_esc(bulk)}; "
+            f"{_esc(again)}{_esc(_decon_sentence(fin))}.</p>"
+            f"<p>The corpus: <code>{FINAL_CORPUS}/</code> in the run folder (Parquet, with a dataset card, "
+            f"<code>README.md</code>).</p>")
+
+
+def _rate(x) -> str:
+    return "–" if x is None else f"{x:.1%}"
+
+
 def render_html(s: dict) -> str:
     its = s.get("iterations", [])
     details = s.get("details") or {}
     xs = [it["iteration"] for it in its]
+    sat = s.get("saturation")
     charts = [
         bar_chart("Collected pages per iteration", xs, [it["collected_pages"] for it in its]),
         bar_chart("Collected tokens per iteration", xs, [it["collected_tokens"] for it in its]),
         line_chart("Overlap with previous iteration (saturation rule)", xs,
-                   {"overlap": [it["overlap_with_previous"] for it in its]}, ymax=1.0),
+                   {"overlap": [it["overlap_with_previous"] for it in its]}, ymax=1.0, fmt=_rate, labels=True,
+                   axis_fmt=_pct_tick, hlines=((sat, f"saturation {sat:.0%}"),) if sat else ()),
         bar_chart("Seed positives per iteration", xs, [it["seed_positives"] for it in its]),
         _language_chart(details),
         line_chart("Classifier (held-out)", xs,
                    {k: [(it.get("classifier") or {}).get(k) for it in its] for k in ("precision", "recall", "f1")},
-                   ymax=1.0),
+                   ymax=1.0, axis_fmt=_pct_tick),
     ]
     if any(it.get("true_recall") is not None for it in its):
         charts.append(line_chart("True precision and recall (labels, by iteration)", xs,
                                  {"true precision": [it["true_precision"] for it in its],
-                                  "true recall": [it["true_recall"] for it in its]}, ymax=1.0, labels=True))
+                                  "true recall": [it["true_recall"] for it in its]}, ymax=1.0, labels=True,
+                                 fmt=_rate, axis_fmt=_pct_tick))
     hists = []
     for it in its:
         hist = it.get("score_histogram") or []
         if hist:
-            labels = [f"{k / len(hist):.2f}" if k % 5 == 0 else "" for k in range(len(hist))]
-            hists.append(bar_chart(f"Score histogram, iteration {it['iteration']}", labels, hist))
+            labels = [f"{k / len(hist):.2f}" if k % 5 == 0 else "" for k in range(len(hist) + 1)]
+            t = it.get("select_threshold")
+            if t is None:
+                t = ((details.get("iterations") or {}).get(str(it["iteration"])) or {}).get("threshold")
+            marks = ((t * len(hist), f"threshold {t:g}"),) if t is not None else ()
+            hists.append(bar_chart(f"Score histogram, iteration {it['iteration']}", labels, hist, log=True,
+                                   marks=marks, edges=True))
+
+    def clf(it, k):
+        return _rate((it.get("classifier") or {}).get(k))
 
     rows = [[it["iteration"], f"{it['collected_pages']:,}", f"{it['collected_tokens']:,}",
-             _pct(it["overlap_with_previous"]), it["new_pages"], it["flagged_domains"], it["seed_positives"],
-             it["seed_added"], _pct(it["true_precision"]), _pct(it["true_recall"])] for it in its]
-    table = _table(["iteration", "pages", "tokens", "overlap", "new", "flagged", "seed", "+seed", "true P", "true R"],
-                   rows)
+             _pct(it["overlap_with_previous"]), f"{it['new_pages']:,}", it["flagged_domains"],
+             f"{it['seed_positives']:,}", f"{it['seed_added']:,}", clf(it, "precision"), clf(it, "recall"),
+             clf(it, "f1"), _pct(it["true_precision"]), _pct(it["true_recall"])] for it in its]
+    table = _table(["iteration", "pages", "tokens (bulk text)", "overlap", "new", "flagged", "seed", "+seed",
+                    "classifier P", "classifier R", "classifier F1", "true P", "true R"], rows)
     dom_rows = []
     for it in its:
         for d in it.get("top_flagged_domains", [])[:10]:
@@ -155,7 +293,6 @@ def render_html(s: dict) -> str:
                              _pct(d.get("fraction"))])
     mark_rows = mark_table(its, details)
     skip_rows = drop_rows(s)
-    fin = s.get("final") or {}
     decon = s.get("decontamination") or {}
     by_bench = decon.get("by_benchmark") if isinstance(decon, dict) else None
     decon_head, decon_rows = decon_table(by_bench if isinstance(by_bench, dict) else {},
@@ -171,10 +308,12 @@ def render_html(s: dict) -> str:
 <h1>corpus_pipeline report</h1>
 <p>run: <code>{_esc(s.get('run', ''))}</code> &middot; stopped because: <b>{_esc(s.get('stopped_because'))}</b></p>
 <h2 id="iterations">Iterations</h2>{table}
+<p>Tokens: whitespace-separated words of the bulk extraction's text. Classifier P/R/F1: on the seed's held-out
+part. True P/R: against the labels file, when one was given.</p>
 <h2 id="charts">Charts</h2>{''.join(charts)}
 {judging_section(s)}
 <h2 id="final">Final corpus</h2>
-<p>{_esc(fin.get('pages'))} pages, {_esc(fin.get('tokens'))} tokens; {_esc(_decon_sentence(fin))}.</p>
+{final_paragraph(s)}
 {_table(decon_head, decon_rows) if decon_rows else ''}
 {_details_sections(details)}
 <h2 id="flagged">Top flagged domains</h2>{_table(['iteration', 'domain', 'pages', 'collected', 'fraction'], dom_rows)}
@@ -184,8 +323,9 @@ def render_html(s: dict) -> str:
         mark_rows)}
 {_rejected(its)}
 <h2 id="drops">Dropped records by stage and reason</h2>
-{bar_chart("Dropped records by reason", [f"{r[0]}:{r[1]}" for r in skip_rows], [r[2] for r in skip_rows])}
-{_table(['stage', 'reason', 'count'], skip_rows)}
+{hbar_chart("Dropped records by reason", [f"{r[0]}: {r[1].replace('_', ' ')}" for r in skip_rows],
+            [r[2] for r in skip_rows])}
+{_table(['stage', 'reason', 'count'], [[st, r, f'{n:,}'] for st, r, n in skip_rows])}
 <h2 id="histograms">Score histograms</h2>{''.join(hists)}
 </body></html>
 """
@@ -304,8 +444,8 @@ def _details_sections(d: dict) -> str:
     if langs.get("pages"):
         keys = sorted(set(langs.get("pages", {})) | set(langs.get("final", {})),
                       key=lambda k: (-langs["pages"].get(k, 0), k))
-        rows = [[k, langs["pages"].get(k, 0), langs.get("final", {}).get(k, "–") if "final" in langs else "–"]
-                for k in keys]
+        rows = [[language_label(k), f"{langs['pages'].get(k, 0):,}",
+                 langs.get("final", {}).get(k, "–") if "final" in langs else "–"] for k in keys]
         out.append('<h2 id="languages">Pages per language</h2>' + _table(["language", "pages", "final corpus"], rows))
     return "\n".join(out)
 
@@ -315,7 +455,8 @@ def _language_chart(d: dict) -> str:
     if not langs or list(langs) == ["unknown"]:
         return ""
     keys = sorted(langs, key=lambda k: (-langs[k], k))[:12]
-    return bar_chart("Pages per language (final corpus)", keys, [langs[k] for k in keys])
+    return hbar_chart("Pages per language (final corpus)", [language_label(k) for k in keys],
+                      [langs[k] for k in keys], label_width=160)
 
 
 # ---------------------------------------------------------------- estimates from judged samples

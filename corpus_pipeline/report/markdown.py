@@ -38,9 +38,11 @@ def render_markdown(s: dict) -> str:
         if j.get("stopping"):
             lines.append(j["stopping"])
     f = s.get("final") or {}
-    from .html import _decon_sentence
+    from .html import FINAL_CORPUS, _decon_sentence
 
-    lines += ["", f"final corpus: {f.get('pages')} pages, {f.get('tokens')} tokens; {_decon_sentence(f)}"]
+    if f.get("pages") is not None:
+        lines += ["", f"final corpus ({FINAL_CORPUS}/): {f['pages']:,} pages, {f.get('tokens') or 0:,} tokens of the "
+                      f"final text; {_decon_sentence(f)}"]
     if s.get("marked_file"):
         lines += ["", f"waiting for annotation: mark `{s['marked_file']}` and run the same command again"]
     return "\n".join(lines) + "\n"

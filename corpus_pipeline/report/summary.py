@@ -13,6 +13,7 @@ from .. import fs as fsmod
 from .. import judging as jg
 from ..pipeline.recipe import stage_path
 from ..runfolder import RunFolder
+from .card import write_card
 
 
 def _classifier(m: dict) -> dict:
@@ -59,6 +60,7 @@ def build_summary(run: RunFolder) -> dict:
         ev = run.marker(stage_path(run, "eval", i))
         ann = run.counts(stage_path(run, "annotations", i))
         scores = run.counts(stage_path(run, "scores", i))
+        chosen = (run.marker(stage_path(run, "collected", i)) or {}).get("settings") or {}
         marks, rejected = _marks(run, i)
         est = jg.iteration_estimates(run, i, verdicts)
         iterations.append({
@@ -84,6 +86,8 @@ def build_summary(run: RunFolder) -> dict:
             "marks": marks,
             "rejected_prefixes": rejected,
             "score_histogram": scores.get("histogram", []),
+            # the score a page needed to be collected (select.mode = threshold; None for a token budget)
+            "select_threshold": chosen.get("select.threshold") if chosen.get("select.mode") == "threshold" else None,
             "classifier_detail": {k: v for k, v in model.items() if k not in ("precision", "recall", "f1")},
             "seed_added_precision": nxt.get("seed_added_precision"),     # with labels only
             "judging": est,        # strata, missed pages, flagged hosts' share, what more judging would buy
@@ -117,6 +121,9 @@ def build_summary(run: RunFolder) -> dict:
         },
         # extensions
         "run": run.uri,
+        # loop.saturation: the overlap with the previous iteration at which the loop stops
+        "saturation": (((run.read_json(run.path("run.json"), {}) or {}).get("config") or {}).get("loop") or {}).get(
+            "saturation"),
         "marked_file": state.get("marked_file"),
         "ingest": pages.get("counts", {}),
         "decontamination": fin.get("decontam"),
@@ -129,7 +136,7 @@ def build_summary(run: RunFolder) -> dict:
 
 
 def write_report(run: RunFolder, echo: Optional[callable] = None, spark=None) -> dict:
-    """Writes summary.json, index.html and summary.md.  With a SparkSession (given, or the run
+    """Writes summary.json, index.html and summary.md, and the final corpus's dataset card.  With a SparkSession (given, or the run
     folder's own) the report also shows sample pages, mark growth, near duplicates, decontamination
     removals and languages (``details``, read from the tables)."""
     from .html import render_html
@@ -148,6 +155,7 @@ def write_report(run: RunFolder, echo: Optional[callable] = None, spark=None) ->
     run.fs.write_text(fsmod.join(out, "index.html"), render_html(summary))
     md = render_markdown(summary)
     run.fs.write_text(fsmod.join(out, "summary.md"), md)
+    write_card(run, summary)         # RUN/final/corpus/README.md, once the corpus is committed
     if echo:
         echo(md)
     return summary

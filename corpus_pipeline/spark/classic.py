@@ -131,6 +131,13 @@ def persisted(df, level=None):
     return df.localCheckpoint(eager=True)
 
 
+def set_job_description(spark, text) -> None:
+    """The description of the Spark jobs this thread starts next (the Spark UI's job list shows it;
+    None clears it); nothing on a Connect session."""
+    if is_classic(spark):
+        spark.sparkContext.setJobDescription(text)
+
+
 def status_tracker(spark):
     """The SparkContext's status tracker (stages and tasks), or None on a Connect session."""
     return spark.sparkContext.statusTracker() if is_classic(spark) else None

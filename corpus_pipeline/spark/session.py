@@ -15,13 +15,21 @@
   ``spark.driver.extraJavaOptions``, ``SPARK_SUBMIT_OPTS``...), that log
   configuration decides and only ``[spark] log_level`` is applied, as the root
   level (as it is on a new session in a process whose JVM already runs).
+* Spark 4's launcher puts ``--add-modules=jdk.incubator.vector`` on the driver JVM's command line
+  (``org.apache.spark.launcher.JavaModuleOptions``, no setting removes it), for which the JDK prints
+  ``WARNING: Using incubator modules: jdk.incubator.vector`` to stderr at start, before any log
+  configuration applies.  When this process starts the JVM, the JVM's stderr is a pipe that a thread
+  forwards to this process's stderr without that line (:func:`_jvm_stderr_filtered`); everything else
+  the JVM and its Python workers write there is passed on unchanged.
 """
 from __future__ import annotations
 
 import os
 import sys
 import tempfile
+import threading
 import time
+from contextlib import contextmanager
 from typing import Optional
 
 from .. import fs as fsmod
@@ -108,6 +116,49 @@ def _user_log4j_config(cfg: SparkConfig) -> bool:
     places += [os.environ.get(k, "") for k in ("SPARK_SUBMIT_OPTS", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS")]
     return bool(os.environ.get("LOG4J_CONFIGURATION_FILE")) or \
         any(s in p for p in places for s in _LOG4J_FILE_SETTINGS)
+
+
+# lines the JVM writes to stderr that tell a user nothing they can act on
+JVM_STDERR_NOISE = (b"WARNING: Using incubator modules:",)
+
+
+def jvm_stderr_filter(src, dst_fd: int, noise=JVM_STDERR_NOISE) -> None:
+    """Copy lines from the binary file ``src`` to the file descriptor ``dst_fd``, dropping those
+    that start with one of ``noise``; returns at the end of ``src``."""
+    for line in src:
+        if not line.startswith(noise):
+            try:
+                os.write(dst_fd, line)
+            except OSError:
+                return
+
+
+@contextmanager
+def _jvm_stderr_filtered():
+    """While the block runs, file descriptor 2 is a pipe: a process started in it (the driver JVM)
+    keeps that pipe as its stderr for life, and a daemon thread forwards it to the real stderr
+    through :func:`jvm_stderr_filter`.  File descriptor 2 is restored when the block ends."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        r, w = os.pipe()
+    except OSError:        # no stderr to speak of: leave things as they are
+        yield
+        return
+
+    def forward():
+        with os.fdopen(r, "rb") as src:
+            jvm_stderr_filter(src, saved)
+        os.close(saved)
+
+    threading.Thread(target=forward, name="jvm-stderr", daemon=True).start()
+    os.dup2(w, 2)
+    os.close(w)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
 
 
 def remote_url(cfg: Optional[SparkConfig] = None) -> Optional[str]:
@@ -221,13 +272,18 @@ def get_spark(cfg: Optional[SparkConfig] = None, quiet: bool = False, run: Optio
         os.environ["SPARK_SUBMIT_OPTS"] = " ".join(
             ([before] if before else []) + [_java_property(k, v) for k, v in props.items()])
         try:
-            spark = builder.getOrCreate()
+            with _jvm_stderr_filtered():
+                spark = builder.getOrCreate()
         finally:
             if before is None:
                 os.environ.pop("SPARK_SUBMIT_OPTS", None)
             else:
                 os.environ["SPARK_SUBMIT_OPTS"] = before
         _spark_log = log_file
+    elif not classic.jvm_started() and not os.environ.get("PYSPARK_GATEWAY_PORT"):
+        with _jvm_stderr_filtered():        # a log configuration of the user's: the JVM starts here too
+            spark = builder.getOrCreate()
+        classic.set_log_level(spark, cfg.log_level)
     else:
         spark = builder.getOrCreate()
         classic.set_log_level(spark, cfg.log_level)

@@ -25,6 +25,11 @@ def test_demo_saturates_with_high_precision_and_recall(tmp_path):
     # quiet by default: Spark's own log lines (its WARN lines) are in the run folder, not on the console
     assert not re.search(r"\b(INFO|WARN)\s+[A-Z][\w$]*: ", p.stdout + p.stderr), p.stderr[-3000:]
     assert (out / "run" / "logs" / "spark.log").is_file()
+    # the console as a user reads it: no JVM start-up warning, product stage names, the report path once
+    console = p.stdout + p.stderr
+    assert "incubator modules" not in console, p.stderr[-3000:]
+    assert "NativeMethodAccessorImpl" not in console and "[spark] near dedup, " in console, console[-3000:]
+    assert console.count("report/index.html") == 1, console[-3000:]
     s = json.loads((out / "run" / "report" / "summary.json").read_text())
     its = s["iterations"]
     first, last = its[0], its[-1]
@@ -36,3 +41,9 @@ def test_demo_saturates_with_high_precision_and_recall(tmp_path):
     assert last["true_precision"] >= 0.99          # the real-web issue's floor for the mini-crawl
     assert last["true_recall"] >= 0.99
     assert last["overlap_with_previous"] >= 0.98
+    # the final corpus is a Hugging Face dataset as it stands: its card names the data and the features
+    datasets = pytest.importorskip("datasets")
+    ds = datasets.load_dataset(str(out / "run" / "final" / "corpus"), split="train", cache_dir=str(tmp_path / "hf"))
+    assert ds.num_rows == s["final"]["pages"]
+    card = (out / "run" / "final" / "corpus" / "README.md").read_text()
+    assert str(out) not in card and "dtype: int64" in card
