@@ -43,6 +43,46 @@ def split_totals(totals: dict) -> tuple[dict, dict, dict]:
     return stats, skips, langs
 
 
+# File-level reasons, in the order one is named for a file that gave no record.
+FILE_REASONS = ("file_not_found", "empty_file", "not_warc", "file_failed", "truncated_record", "corrupt_gzip",
+                "corrupt_record")
+SHOWN_FILES = 5             # files named in the one-line message; the rest counted
+
+
+def file_reason(reasons: dict) -> str:
+    """Why one file gave no record, from its skip counts: the first file-level reason it has,
+    else its most frequent one."""
+    for r in FILE_REASONS:
+        if reasons.get(r):
+            return r
+    rest = {k: v for k, v in reasons.items() if not is_stat(k) and v}
+    return max(sorted(rest), key=lambda k: rest[k]) if rest else "no_record"
+
+
+def no_input_message(per_file: dict, n_files: int) -> str:
+    """The one line of a run whose inputs gave no record: ``per_file`` maps each file to its skip
+    counts; files are named (up to :data:`SHOWN_FILES`) with the reason, then counted by reason."""
+    from .warc import WHY
+
+    why = {f: file_reason(r) for f, r in per_file.items()}
+    by_reason: dict = {}
+    for f, r in why.items():
+        by_reason[r] = by_reason.get(r, 0) + 1
+    shown = [f"{f} ({r}: {WHY.get(r, r.replace('_', ' '))})" for f, r in list(why.items())[:SHOWN_FILES]]
+    more = f" and {len(why) - SHOWN_FILES} more" if len(why) > SHOWN_FILES else ""
+    counts = ", ".join(f"{k}={v}" for k, v in sorted(by_reason.items()))
+    return (f"no input yielded a WARC record: none of the {n_files} input file(s) could be read ({counts}): "
+            + "; ".join(shown) + more)
+
+
+def no_page_message(n_files: int, totals: dict) -> str:
+    """The one line of a run whose inputs were read but kept no page: the records' skips by reason."""
+    skips = {k: int(v) for k, v in sorted(totals.items()) if not is_stat(k) and v}
+    return (f"no page to keep: the {n_files} input file(s) gave {int(totals.get('records', 0))} record(s) and "
+            f"none is an HTML page with enough text ("
+            + (", ".join(f"{k}={v}" for k, v in skips.items()) or "no records") + ")")
+
+
 def page_row(page, extracted, extractor: str = "", profile=None) -> dict:
     """One EXTRACTED row from a WarcPage and the extractor's result (``extractor``: which one made it);
     ``profile`` (default: maths) names the markup column and decides it from the page."""

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from .config import Config
-from .errors import UsageError
+from .errors import NoInputError, UsageError
 from .pipeline.iteration import AWAITING, AWAITING_FILE, MAX_ITERATIONS, SATURATED, seed_digest, stop_reason
 from .pipeline.recipe import Recipe, default_recipe
 from .pipeline.runner import Context, Runner
@@ -135,7 +135,13 @@ class Loop:
     def _execute(self) -> LoopOutcome:
         self._check_run_identity()
         self.check_settings()
-        self.ingest()
+        try:
+            self.ingest()
+        except NoInputError:
+            # nothing was read: the run folder is not bound to these inputs (a rerun may name others)
+            if not self.run.is_committed(self.run.pages):
+                self.run.fs.delete(self.run.path("run.json"))
+            raise
         stop, i = None, 0
         for i in range(1, self.max_iterations + 1):
             stop = self.iteration(i)
@@ -154,6 +160,23 @@ class Loop:
         return LoopOutcome(stop.reason, i)
 
 
+def precheck_inputs(inputs: list, run: str, cfg: Config, log: Callable[[str], None] = print) -> None:
+    """Before any JVM: local inputs are checked by their first bytes (:func:`sources.precheck`), so a run
+    whose every input is missing, empty or not a WARC exits 2 at once with one line naming them; files
+    skipped beside good ones are said here and counted when read.  Nothing is checked when the run
+    folder's pages are committed already (a resumed run does not need its inputs again), or when
+    the run folder is not local (its inputs are checked where they are read)."""
+    from . import fs as fsmod
+    from . import sources
+
+    rf = RunFolder(run)
+    if not fsmod.is_local(rf.uri) or rf.is_committed(rf.pages):
+        return
+    bad = sources.precheck(list(inputs), cfg.ingest)
+    for ref, why in (bad or {}).items():
+        log(f"[ingest] {ref}: {why}: skipped (counted when the inputs are read)")
+
+
 def run_ingest(spark, inputs: list[str], run: RunFolder, cfg: Config, log: Callable[[str], None] = print,
                recipe: Optional[Recipe] = None, recompute: bool = False):
     """The recipe's ingest stages alone (the ``ingest`` command): the result of its last stage.
@@ -167,8 +190,9 @@ def run_ingest(spark, inputs: list[str], run: RunFolder, cfg: Config, log: Calla
     """
     recipe = recipe or default_recipe()
     runner = Runner(spark, run, cfg, recipe, LoopInputs(inputs=list(inputs), run=run.uri), log=log)
-    first = check_settings(run, cfg, recompute, lambda s: runner.settings(s) if s in recipe.ingest else {},
-                           log=log, recipe=recipe)
-    if first:
-        log(f"recomputing from {first}")
-    return runner.walk(recipe.ingest)["pages"]
+    with run_log(run):              # a failure's traceback goes to RUN/logs/run.log, not the console
+        first = check_settings(run, cfg, recompute, lambda s: runner.settings(s) if s in recipe.ingest else {},
+                               log=log, recipe=recipe)
+        if first:
+            log(f"recomputing from {first}")
+        return runner.walk(recipe.ingest)["pages"]

@@ -72,6 +72,9 @@ def run(args, cfg) -> int:
 
     check_shared(args.input, configured_master(cfg.spark), cfg.ingest)   # local inputs on a cluster: exit 2
     check_shared_run(args.run, configured_master(cfg.spark), cfg.ingest)  # a local run folder on Connect: exit 2
+    from ..loop import precheck_inputs
+
+    precheck_inputs(args.input, args.run, cfg)     # no WARC among local inputs: exit 2 before any JVM
     spark = get_spark(cfg.spark, run=args.run)
     with scratch.scope(), progress(spark):     # temporary files are removed, success or failure
         outcome = Loop(spark, _inputs(args), cfg).execute()
