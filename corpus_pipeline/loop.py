@@ -149,8 +149,11 @@ class Loop:
                 break
         if stop is None:                    # the stop rule ends the last iteration; an empty recipe does not
             stop = StopLoop(MAX_ITERATIONS)
+        i = stop.last_iteration or i        # a seed equal to the last one ends the loop before its iteration
         state = {"stopped_because": stop.reason, "last_iteration": i, "mode": self.mode,
                  "updated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        if stop.detail:
+            state["stop_detail"] = stop.detail
         if stop.reason == AWAITING:
             state["marked_file"] = stop.marked_file
             self.run.write_json(self.run.path("loop.json"), state)

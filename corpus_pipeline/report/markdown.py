@@ -40,7 +40,10 @@ def render_markdown(s: dict) -> str:
     f = s.get("final") or {}
     from .html import _decon_sentence
 
-    lines += ["", f"final corpus: {f.get('pages')} pages, {f.get('tokens')} tokens; {_decon_sentence(f)}"]
+    if f.get("pages") is not None:         # no final corpus yet (a run waiting for marks): no line
+        lines += ["", f"final corpus: {f.get('pages')} pages, {f.get('tokens')} tokens; {_decon_sentence(f)}"]
     if s.get("marked_file"):
-        lines += ["", f"waiting for annotation: mark `{s['marked_file']}` and run the same command again"]
+        lines += ["", f"waiting for annotation: mark the paths on the page `corpus-pipeline annotate {s.get('run', 'RUN')} "
+                      f"--serve` serves (or edit `{s['marked_file']}`; `corpus-pipeline annotate {s.get('run', 'RUN')}` "
+                      f"shows the worksheet), then run the same command again"]
     return "\n".join(lines) + "\n"
