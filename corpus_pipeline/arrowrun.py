@@ -219,7 +219,7 @@ def near_duplicates(run, n: int = 10) -> dict:
         pairs.append({"page_id": r["page_id"], "kind": r["kind"], "similarity": r["similarity"],
                       "kept_page_id": r["kept_page_id"], "kept_url": p["url"] if p else None,
                       "kept_title": p["title"] if p else None, "kept_excerpt": excerpt(p["text"]) if p else None})
-    return {"pairs": pairs, "total": by_kind.get("near", 0), "by_kind": by_kind}
+    return {"pairs": pairs, "total": by_kind.get("near", 0), "by_kind": dict(sorted(by_kind.items()))}
 
 
 def contamination(run, n: int = 10, items: Optional[dict] = None) -> dict:

@@ -1,8 +1,6 @@
 """What the loop and its commands say around a person's step, and the seed-unchanged stop (no Spark)."""
 from __future__ import annotations
 
-import pytest
-
 from corpus_pipeline import annotate as A
 from corpus_pipeline.cli import main
 from corpus_pipeline.runfolder import RunFolder
