@@ -22,6 +22,7 @@ import heapq
 import re
 from typing import Iterable, Iterator, Optional
 
+from . import decontam as D
 from . import fs as fsmod
 from . import schemas
 from .runfolder import committed_data
@@ -316,8 +317,6 @@ def judged_seed_count(run, iteration: int) -> Optional[int]:
 
 def benchmark_items(run) -> dict:
     """(benchmark, item_id) -> question of the benchmarks folder the final stage used, if readable."""
-    from . import decontam as D
-
     bench = ((run.marker(_stage(run, "corpus")) or {}).get("config") or {}).get("benchmarks")
     if not bench or not fsmod.is_local(bench) or not fsmod.get_fs(bench).exists(bench):
         return {}

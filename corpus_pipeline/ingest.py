@@ -15,24 +15,15 @@ from typing import Iterator
 
 from . import profiles, sources
 from .config import Config
-from .counters import Counts
+from .counters import LANG_PREFIX, STAT_KEYS, Counts, is_stat  # noqa: F401 - STAT_KEYS, LANG_PREFIX: re-exported
+from .noinput import FILE_REASONS, SHOWN_FILES, file_reason, no_input_message  # noqa: F401 - re-exported
 from .dedup.exact import text_hash
 from .dedup.url import host_and_path, normalize_url, page_id
 from .extract import extract_html
 from .lang import detect_lang
 from .text import count_tokens
 
-# Counters that are statistics rather than skip reasons (kept out of RUN/pages_skips).
-STAT_KEYS = ("files", "files_read", "file_retries", "records", "pages_extracted", "cpu_ms", "http_retries",
-             "bulk_fallback")
-
-# Per-language counts of extracted pages (before dedup) are statistics too: "lang:en", "lang:zh", ...
-LANG_PREFIX = "lang:"
-
-
-def is_stat(key: str) -> bool:
-    """True for counters that are statistics (STAT_KEYS, per-language counts), not skip reasons."""
-    return key in STAT_KEYS or key.startswith(LANG_PREFIX)
+# Counters that are statistics rather than skip reasons: counters.STAT_KEYS, counters.is_stat
 
 
 def split_totals(totals: dict) -> tuple[dict, dict, dict]:
@@ -41,38 +32,6 @@ def split_totals(totals: dict) -> tuple[dict, dict, dict]:
     skips = {k: int(v) for k, v in sorted(totals.items()) if not is_stat(k)}
     langs = {k[len(LANG_PREFIX):]: int(v) for k, v in sorted(totals.items()) if k.startswith(LANG_PREFIX)}
     return stats, skips, langs
-
-
-# File-level reasons, in the order one is named for a file that gave no record.
-FILE_REASONS = ("file_not_found", "empty_file", "not_warc", "file_failed", "truncated_record", "corrupt_gzip",
-                "corrupt_record")
-SHOWN_FILES = 5             # files named in the one-line message; the rest counted
-
-
-def file_reason(reasons: dict) -> str:
-    """Why one file gave no record, from its skip counts: the first file-level reason it has,
-    else its most frequent one."""
-    for r in FILE_REASONS:
-        if reasons.get(r):
-            return r
-    rest = {k: v for k, v in reasons.items() if not is_stat(k) and v}
-    return max(sorted(rest), key=lambda k: rest[k]) if rest else "no_record"
-
-
-def no_input_message(per_file: dict, n_files: int) -> str:
-    """The one line of a run whose inputs gave no record: ``per_file`` maps each file to its skip
-    counts; files are named (up to :data:`SHOWN_FILES`) with the reason, then counted by reason."""
-    from .warc import WHY
-
-    why = {f: file_reason(r) for f, r in per_file.items()}
-    by_reason: dict = {}
-    for f, r in why.items():
-        by_reason[r] = by_reason.get(r, 0) + 1
-    shown = [f"{f} ({r}: {WHY.get(r, r.replace('_', ' '))})" for f, r in list(why.items())[:SHOWN_FILES]]
-    more = f" and {len(why) - SHOWN_FILES} more" if len(why) > SHOWN_FILES else ""
-    counts = ", ".join(f"{k}={v}" for k, v in sorted(by_reason.items()))
-    return (f"no input yielded a WARC record: none of the {n_files} input file(s) could be read ({counts}): "
-            + "; ".join(shown) + more)
 
 
 def no_page_message(n_files: int, totals: dict) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
+from functools import partial
 
 from .. import arrowrun
 from .. import fs as fsmod
@@ -48,8 +49,6 @@ def lookups(run_uri: str, spark=None):
     called as ``f(rf, ...)`` (the same rows, the same order: tests/test_arrowrun.py)."""
     if spark is None:
         return arrowrun
-    from functools import partial
-
     from ..spark import inspect as I
 
     class Spark:

@@ -22,8 +22,9 @@ from typing import BinaryIO, Iterator, Optional
 
 from .. import warc
 from ..counters import Counts
-from ..errors import UsageError, shown_master
+from ..errors import NoInputError, UsageError, shown_master
 from .. import fs as fsmod
+from ..noinput import no_input_message
 from . import hadoop, http, local, manifest, s3
 
 WARC_SUFFIXES = (".warc.gz", ".warc", ".arc.gz", ".arc")
@@ -159,9 +160,6 @@ def precheck(inputs: list[str], cfg) -> Optional[dict]:
     :class:`~errors.UsageError` when an input matches nothing; returns {file: reason} of the files that
     are skipped beside good ones (the reader counts them again), or None when an input is not local
     (checked where it is read)."""
-    from ..errors import NoInputError
-    from ..ingest import no_input_message
-
     for src in inputs:
         src = str(src).strip()
         if kind(src) != "local" and not src.startswith("file://"):
