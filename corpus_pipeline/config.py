@@ -10,6 +10,7 @@ gets recorded in that stage's commit marker.
 """
 from __future__ import annotations
 
+import difflib
 import dataclasses
 import json
 import tomllib
@@ -413,18 +414,48 @@ def _section_types(cls) -> dict:
     return typing.get_type_hints(cls)
 
 
+def known_keys() -> list[str]:
+    """Every ``section.key`` of the configuration, in declaration order."""
+    return [f"{s}.{k}" for s, tp in _section_types(Config).items() for k in _section_types(tp)]
+
+
+def closest_keys(name: str, n: int = 3) -> list[str]:
+    """The known ``section.key`` names closest to ``name`` across every section (difflib): the same key
+    in other sections first (``classifier.threshold`` -> ``select.threshold``), then the names closest
+    as a whole, then by the key alone."""
+    known = known_keys()
+    key = name.rsplit(".", 1)[-1]
+    out = [k for k in known if k.rsplit(".", 1)[-1] == key]
+    out += difflib.get_close_matches(name, known, n=n, cutoff=0.6)
+    by_key: dict = {}
+    for k in known:
+        by_key.setdefault(k.rsplit(".", 1)[-1], []).append(k)
+    for m in difflib.get_close_matches(key, list(by_key), n=n, cutoff=0.75):
+        out += by_key[m]
+    return list(dict.fromkeys(k for k in out if k != name))[:n]
+
+
+def _did_you_mean(name: str) -> str:
+    near = closest_keys(name)
+    return f"; did you mean {' or '.join(near)}?" if near else ""
+
+
 def _apply(cfg: Config, data: dict, where: str) -> None:
     sections = _section_types(Config)
     for sname, svalues in data.items():
         if sname not in sections:
-            raise ConfigError(f"{where}: unknown section [{sname}] (known: {', '.join(sections)})")
+            hint = ""
+            if isinstance(svalues, dict) and svalues:
+                hint = _did_you_mean(f"{sname}.{next(iter(svalues))}")
+            raise ConfigError(f"{where}: unknown section [{sname}]{hint} (known sections: {', '.join(sections)})")
         if not isinstance(svalues, dict):
             raise ConfigError(f"{where}: [{sname}] must be a table")
         section = getattr(cfg, sname)
         hints = _section_types(type(section))
         for key, value in svalues.items():
             if key not in hints:
-                raise ConfigError(f"{where}: unknown key {sname}.{key} (known: {', '.join(hints)})")
+                raise ConfigError(f"{where}: unknown key {sname}.{key}{_did_you_mean(f'{sname}.{key}')} "
+                                  f"({sname}'s keys: {', '.join(hints)})")
             setattr(section, key, _type_check(value, hints[key], f"{sname}.{key}"))
 
 

@@ -43,3 +43,16 @@ def total(rows: Iterable[tuple]) -> dict:
     for _stage, reason, _source, n in rows:
         out[reason] += n
     return dict(out)
+
+
+# Counters that are statistics rather than skip reasons (kept out of RUN/pages_skips).
+STAT_KEYS = ("files", "files_read", "file_retries", "records", "pages_extracted", "cpu_ms", "http_retries",
+             "bulk_fallback")
+
+# Per-language counts of extracted pages (before dedup) are statistics too: "lang:en", "lang:zh", ...
+LANG_PREFIX = "lang:"
+
+
+def is_stat(key: str) -> bool:
+    """True for counters that are statistics (STAT_KEYS, per-language counts), not skip reasons."""
+    return key in STAT_KEYS or key.startswith(LANG_PREFIX)

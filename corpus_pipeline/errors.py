@@ -21,8 +21,10 @@ class InputFileError(UsageError):
         self.line = line
 
 
-class NoInputError(RuntimeError):
-    """No input could be read at all: exit 1."""
+class NoInputError(UsageError):
+    """No input yielded a record (every file missing, empty, not a WARC, unreadable) or a page
+    (every record skipped): exit 2, with one line naming the files and why (was exit 1 before
+    0.x: see docs/bad-input.md)."""
 
 
 def shown_master(master) -> str:

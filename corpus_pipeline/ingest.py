@@ -15,24 +15,15 @@ from typing import Iterator
 
 from . import profiles, sources
 from .config import Config
-from .counters import Counts
+from .counters import LANG_PREFIX, STAT_KEYS, Counts, is_stat  # noqa: F401 - STAT_KEYS, LANG_PREFIX: re-exported
+from .noinput import FILE_REASONS, SHOWN_FILES, file_reason, no_input_message  # noqa: F401 - re-exported
 from .dedup.exact import text_hash
 from .dedup.url import host_and_path, normalize_url, page_id
 from .extract import extract_html
 from .lang import detect_lang
 from .text import count_tokens
 
-# Counters that are statistics rather than skip reasons (kept out of RUN/pages_skips).
-STAT_KEYS = ("files", "files_read", "file_retries", "records", "pages_extracted", "cpu_ms", "http_retries",
-             "bulk_fallback")
-
-# Per-language counts of extracted pages (before dedup) are statistics too: "lang:en", "lang:zh", ...
-LANG_PREFIX = "lang:"
-
-
-def is_stat(key: str) -> bool:
-    """True for counters that are statistics (STAT_KEYS, per-language counts), not skip reasons."""
-    return key in STAT_KEYS or key.startswith(LANG_PREFIX)
+# Counters that are statistics rather than skip reasons: counters.STAT_KEYS, counters.is_stat
 
 
 def split_totals(totals: dict) -> tuple[dict, dict, dict]:
@@ -41,6 +32,14 @@ def split_totals(totals: dict) -> tuple[dict, dict, dict]:
     skips = {k: int(v) for k, v in sorted(totals.items()) if not is_stat(k)}
     langs = {k[len(LANG_PREFIX):]: int(v) for k, v in sorted(totals.items()) if k.startswith(LANG_PREFIX)}
     return stats, skips, langs
+
+
+def no_page_message(n_files: int, totals: dict) -> str:
+    """The one line of a run whose inputs were read but kept no page: the records' skips by reason."""
+    skips = {k: int(v) for k, v in sorted(totals.items()) if not is_stat(k) and v}
+    return (f"no page to keep: the {n_files} input file(s) gave {int(totals.get('records', 0))} record(s) and "
+            f"none is an HTML page with enough text ("
+            + (", ".join(f"{k}={v}" for k, v in skips.items()) or "no records") + ")")
 
 
 def page_row(page, extracted, extractor: str = "", profile=None) -> dict:

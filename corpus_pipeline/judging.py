@@ -17,12 +17,21 @@ pages: verdicts belong to pages, and a later iteration only needs the pages of i
 nobody judged yet.
 
 Estimation uses, per stratum, the longest judged prefix of its hash order (so stopping half-way
-still leaves a random sample; "unsure" verdicts count as not observed).  Precision is a stratified
-proportion over the collected strata (:func:`precision_estimate`), recall a ratio of two stratified
-totals (:func:`recall_estimate`).  Both intervals are the 2.5/97.5 percentiles of one finite-population
-Bayesian simulation (:func:`_posterior_totals`): per stratum a Beta posterior of its maths share
-(:data:`PRIOR`), the stratum's unjudged pages drawn Binomially at that share, so a stratum judged
-whole has no uncertainty and a stratum with no maths page judged is not presumed half maths.  A
+still leaves a random sample).  Precision and recall are over the pages a person can decide: an
+"unsure" verdict is a page of its own kind, neither maths nor not, so each stratum counts
+``N_h x m_h / judged_h`` decidable pages and ``N_h x x_h / judged_h`` maths pages (``m_h`` decided,
+``x_h`` maths among the ``judged_h`` judged pages).  Precision is the ratio of the collected strata's
+maths pages to their decidable pages (:func:`precision_estimate`, a ratio estimator: strata weighted by
+their estimated decidable pages), recall the collected maths pages over all maths pages
+(:func:`recall_estimate`); the estimated unsure share of the collected pages and of all pages is
+reported beside them (:func:`unsure_estimate`).  Giving a stratum's unsure pages the maths share of
+its decided ones, as before, drifted where unsure pages gather in one band (measured on a real-content
+crawl: the interval held the precision over decidable pages in 3 of 5 samples).  The intervals are
+the 2.5/97.5 percentiles of one finite-population Bayesian simulation (:func:`_posterior_totals`): per
+stratum a Beta posterior of its decidable share (:data:`PRIOR_DECIDED`) and one of its maths share
+among decided pages (:data:`PRIOR`); its unjudged pages are drawn Binomially as decidable, and those
+Binomially as maths, so a stratum judged whole has no uncertainty and a stratum with no maths page
+judged is not presumed half maths.  A
 Wilson interval at the Kish effective sample size was tried for precision first: when the variance
 comes from a stratum whose share differs from the whole's (a mixed low-score band under a clean
 high-score one) it leans towards 1/2 and covered the truth in 91% of 200 samples on the mini-crawl;
@@ -72,6 +81,10 @@ DRAWS = 4000                               # simulation draws behind the recall 
 # (synthetic frame, precision 0.05); with 0.15 the synthetic frames of tests/test_judging.py cover in
 # 95-97% (measured, prior chosen on them, then checked on the mini-crawl and the development crawl).
 PRIOR = (0.15, 0.5)
+# Beta(a, b) prior of a stratum's decidable share (decided / judged): a stratum whose judged pages were
+# all decided is presumed nearly all decidable (0.1 on the unsure side), one with unsure pages is
+# estimated from them.  Without unsure verdicts the estimates equal the decided-only ones.
+PRIOR_DECIDED = (0.5, 0.1)
 RECALL_WIDTH = 0.05                        # the recall half-width the "how many more" advice aims at
 
 
@@ -241,6 +254,20 @@ class Stratum:
     def p_smooth(self) -> float:
         return (self.x + 0.5) / (self.m + 1)
 
+    @property
+    def unsure(self) -> int:
+        return self.judged - self.m
+
+    @property
+    def decidable(self) -> float:
+        """Estimated decidable pages of the stratum: N x decided / judged."""
+        return self.N * self.m / self.judged if self.judged else 0.0
+
+    @property
+    def maths(self) -> float:
+        """Estimated maths pages of the stratum: N x maths / judged."""
+        return self.N * self.x / self.judged if self.judged else 0.0
+
 
 
 def judged_strata(strata: dict, order: dict, verdicts: dict) -> list[Stratum]:
@@ -263,61 +290,101 @@ def judged_strata(strata: dict, order: dict, verdicts: dict) -> list[Stratum]:
 
 
 def precision_estimate(strata: list[Stratum], draws: int = DRAWS, random_seed: int = 0, sim=None) -> Optional[dict]:
-    """Stratified precision over the collected strata: sum of N_h x share / sum of N_h; interval: the
-    2.5 and 97.5 percentiles of the same total over :func:`_posterior_totals` (``sim``: those draws
-    of the non-empty strata, when already made), widened to hold the point value.  None until every
-    collected stratum has a verdict."""
+    """Precision over decidable pages: the collected strata's estimated maths pages over their estimated
+    decidable pages (a ratio estimator); interval: the 2.5 and 97.5 percentiles of the same ratio over
+    :func:`_posterior_totals` (``sim``: those draws of the non-empty strata, when already made), widened
+    to hold the point value.  None until every collected stratum has a maths or not-maths verdict."""
     import numpy as np
 
     live = [s for s in strata if s.N > 0]
     coll = [k for k, s in enumerate(live) if s.collected]
     if not coll or any(live[k].m == 0 for k in coll):
         return None
-    n_c = sum(live[k].N for k in coll)
-    value = sum(live[k].N * live[k].p for k in coll) / n_c
+    d_c = sum(live[k].decidable for k in coll)
+    value = sum(live[k].maths for k in coll) / d_c if d_c > 0 else 1.0
     if sim is None:
         sim = _posterior_totals(live, draws, random_seed)
-    p_sim = sim[:, coll].sum(axis=1) / n_c
+    maths, decided = sim
+    den = decided[:, coll].sum(axis=1)
+    p_sim = np.where(den > 0, maths[:, coll].sum(axis=1) / np.maximum(den, 1e-12), 1.0)
     low, high = (float(q) for q in np.percentile(p_sim, [2.5, 97.5]))
     return {"value": value, "low": min(low, value), "high": max(high, value), "n": sum(live[k].m for k in coll)}
 
 
 def _posterior_totals(strata: list[Stratum], draws: int, random_seed: int):
-    """Simulated maths pages per stratum (draws x strata): the judged maths plus a Binomial draw for
-    the unjudged pages at a Beta(x+a, m-x+b) draw of the stratum's share (a, b: :data:`PRIOR`).
-    Deterministic for ``random_seed``."""
+    """(maths pages, decidable pages) per stratum, simulated (each draws x strata): the judged ones plus,
+    for the unjudged pages, a Binomial draw of the decidable ones at a Beta(m+a, u+b) draw of the
+    stratum's decidable share (:data:`PRIOR_DECIDED`), and of the maths ones among those at a
+    Beta(x+a, m-x+b) draw of its maths share (:data:`PRIOR`).  Deterministic for ``random_seed``."""
     import numpy as np
 
     rng = np.random.default_rng(random_seed)
-    cols = []
+    maths, decided = [], []
     for s in strata:
-        rest = max(s.N - s.m, 0)
+        rest = max(s.N - s.judged, 0)
         if rest == 0:
-            cols.append(np.full(draws, float(s.x)))
+            maths.append(np.full(draws, float(s.x)))
+            decided.append(np.full(draws, float(s.m)))
             continue
         p = rng.beta(s.x + PRIOR[0], s.m - s.x + PRIOR[1], size=draws)
-        cols.append(s.x + rng.binomial(rest, p).astype(float))
-    return np.column_stack(cols) if cols else np.zeros((draws, 0))
+        if s.unsure:
+            q = rng.beta(s.m + PRIOR_DECIDED[0], s.unsure + PRIOR_DECIDED[1], size=draws)
+            d = rng.binomial(rest, q).astype(float)
+        else:           # no unsure page judged: as sure as the decided-only estimate (the same draws)
+            d = np.full(draws, float(rest))
+        x = rng.binomial(d.astype(np.int64), p).astype(float)
+        maths.append(s.x + x)
+        decided.append(s.m + d)
+    if not maths:
+        return np.zeros((draws, 0)), np.zeros((draws, 0))
+    return np.column_stack(maths), np.column_stack(decided)
+
+
+def unsure_estimate(strata: list[Stratum], draws: int = DRAWS, random_seed: int = 0, sim=None) -> Optional[dict]:
+    """The estimated share of pages nobody can decide ("unsure"), of the collected pages and of all
+    pages, each ``{value, low, high}`` (the same simulation), and ``n`` the judged pages.  None until
+    every non-empty stratum has a judged page."""
+    import numpy as np
+
+    live = [s for s in strata if s.N > 0]
+    if not live or any(s.judged == 0 for s in live):
+        return None
+    if sim is None:
+        sim = _posterior_totals(live, draws, random_seed)
+    _, decided = sim
+    out: dict = {"n": sum(s.judged for s in live)}
+    for name, idx in (("collected", [k for k, s in enumerate(live) if s.collected]),
+                      ("all", list(range(len(live))))):
+        n = sum(live[k].N for k in idx)
+        if not idx or n == 0:
+            out[name] = None
+            continue
+        value = 1 - sum(live[k].decidable for k in idx) / n
+        u = 1 - decided[:, idx].sum(axis=1) / n
+        low, high = (float(q) for q in np.percentile(u, [2.5, 97.5]))
+        out[name] = {"value": value, "low": min(low, value), "high": max(high, value)}
+    return out
 
 
 def recall_estimate(strata: list[Stratum], draws: int = DRAWS, random_seed: int = 0, sim=None) -> Optional[dict]:
-    """Recall = collected maths / (collected maths + uncollected maths), both stratified totals
-    (N_h x share).  Interval: 2.5 and 97.5 percentiles of the ratio over :func:`_posterior_totals`,
-    widened to hold the point value.  Also the maths pages missed per uncollected stratum, their
-    share under flagged hosts, and how many more judgements in which strata would bring the recall
-    half-width to :data:`RECALL_WIDTH`.  None until every non-empty stratum has a verdict."""
+    """Recall over decidable pages = collected maths / (collected maths + uncollected maths), both
+    estimated totals (N_h x x_h / judged_h).  Interval: 2.5 and 97.5 percentiles of the ratio over
+    :func:`_posterior_totals`, widened to hold the point value.  Also the maths pages missed per
+    uncollected stratum, their share under flagged hosts, and how many more judgements in which strata
+    would bring the recall half-width to :data:`RECALL_WIDTH`.  None until every non-empty stratum has
+    a maths or not-maths verdict."""
     import numpy as np
 
     live = [s for s in strata if s.N > 0]
     if not live or any(s.m == 0 for s in live) or not any(s.collected for s in live):
         return None
-    t = _posterior_totals(live, draws, random_seed) if sim is None else sim
+    t, _ = _posterior_totals(live, draws, random_seed) if sim is None else sim
     c_idx = [i for i, s in enumerate(live) if s.collected]
     u_idx = [i for i, s in enumerate(live) if not s.collected]
     f_idx = [i for i, s in enumerate(live) if s.name == FLAGGED]
     tc, tu = t[:, c_idx].sum(axis=1), t[:, u_idx].sum(axis=1)
     ratio = np.where(tc + tu > 0, tc / np.maximum(tc + tu, 1e-12), 1.0)
-    est = {s.name: s.N * s.p for s in live}
+    est = {s.name: s.maths for s in live}
     e_c = sum(est[s.name] for s in live if s.collected)
     e_u = sum(est[s.name] for s in live if not s.collected)
     value = e_c / (e_c + e_u) if e_c + e_u > 0 else 1.0
@@ -384,14 +451,16 @@ def estimates(strata: dict, order: dict, verdicts: dict, random_seed: int = 0) -
     """Everything the report shows for one iteration, from its strata, sample order and verdicts."""
     st = judged_strata(strata, order, verdicts)
     live = [s for s in st if s.N > 0]
-    sim = _posterior_totals(live, DRAWS, random_seed) if live and all(s.m for s in live) else None
+    sim = _posterior_totals(live, DRAWS, random_seed) if live and all(s.judged for s in live) else None
     prec = precision_estimate(st, random_seed=random_seed, sim=sim)
     rec = recall_estimate(st, random_seed=random_seed, sim=sim)
     return {
         "estimated_precision": prec,
         "estimated_recall": None if rec is None else {k: rec[k] for k in ("value", "low", "high", "n")},
-        "strata": [{"stratum": s.name, "pages": s.N, "drawn": s.k, "judged": s.judged, "n": s.m, "maths": s.x}
-                   for s in st],
+        # beside them: the share of pages judged "unsure" (precision and recall are over the others)
+        "estimated_unsure": unsure_estimate(st, random_seed=random_seed, sim=sim),
+        "strata": [{"stratum": s.name, "pages": s.N, "drawn": s.k, "judged": s.judged, "n": s.m, "maths": s.x,
+                    "unsure": s.unsure} for s in st],
         "missed": rec["missed"] if rec else [],
         "flagged_share": rec["flagged_share"] if rec else None,
         "more_for_recall_width": rec["more_for_width"] if rec else None,

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from .config import Config
-from .errors import UsageError
+from .errors import NoInputError, UsageError
 from .pipeline.iteration import AWAITING, AWAITING_FILE, MAX_ITERATIONS, SATURATED, seed_digest, stop_reason
 from .pipeline.recipe import Recipe, default_recipe
 from .pipeline.runner import Context, Runner
@@ -135,7 +135,13 @@ class Loop:
     def _execute(self) -> LoopOutcome:
         self._check_run_identity()
         self.check_settings()
-        self.ingest()
+        try:
+            self.ingest()
+        except NoInputError:
+            # nothing was read: the run folder is not bound to these inputs (a rerun may name others)
+            if not self.run.is_committed(self.run.pages):
+                self.run.fs.delete(self.run.path("run.json"))
+            raise
         stop, i = None, 0
         for i in range(1, self.max_iterations + 1):
             stop = self.iteration(i)
@@ -143,8 +149,11 @@ class Loop:
                 break
         if stop is None:                    # the stop rule ends the last iteration; an empty recipe does not
             stop = StopLoop(MAX_ITERATIONS)
+        i = stop.last_iteration or i        # a seed equal to the last one ends the loop before its iteration
         state = {"stopped_because": stop.reason, "last_iteration": i, "mode": self.mode,
                  "updated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        if stop.detail:
+            state["stop_detail"] = stop.detail
         if stop.reason == AWAITING:
             state["marked_file"] = stop.marked_file
             self.run.write_json(self.run.path("loop.json"), state)
@@ -152,6 +161,23 @@ class Loop:
         self.final(i)
         self.run.write_json(self.run.path("loop.json"), state)
         return LoopOutcome(stop.reason, i)
+
+
+def precheck_inputs(inputs: list, run: str, cfg: Config, log: Callable[[str], None] = print) -> None:
+    """Before any JVM: local inputs are checked by their first bytes (:func:`sources.precheck`), so a run
+    whose every input is missing, empty or not a WARC exits 2 at once with one line naming them; files
+    skipped beside good ones are said here and counted when read.  Nothing is checked when the run
+    folder's pages are committed already (a resumed run does not need its inputs again), or when
+    the run folder is not local (its inputs are checked where they are read)."""
+    from . import fs as fsmod
+    from . import sources
+
+    rf = RunFolder(run)
+    if not fsmod.is_local(rf.uri) or rf.is_committed(rf.pages):
+        return
+    bad = sources.precheck(list(inputs), cfg.ingest)
+    for ref, why in (bad or {}).items():
+        log(f"[ingest] {ref}: {why}: skipped (counted when the inputs are read)")
 
 
 def run_ingest(spark, inputs: list[str], run: RunFolder, cfg: Config, log: Callable[[str], None] = print,
@@ -167,8 +193,9 @@ def run_ingest(spark, inputs: list[str], run: RunFolder, cfg: Config, log: Calla
     """
     recipe = recipe or default_recipe()
     runner = Runner(spark, run, cfg, recipe, LoopInputs(inputs=list(inputs), run=run.uri), log=log)
-    first = check_settings(run, cfg, recompute, lambda s: runner.settings(s) if s in recipe.ingest else {},
-                           log=log, recipe=recipe)
-    if first:
-        log(f"recomputing from {first}")
-    return runner.walk(recipe.ingest)["pages"]
+    with run_log(run):              # a failure's traceback goes to RUN/logs/run.log, not the console
+        first = check_settings(run, cfg, recompute, lambda s: runner.settings(s) if s in recipe.ingest else {},
+                               log=log, recipe=recipe)
+        if first:
+            log(f"recomputing from {first}")
+        return runner.walk(recipe.ingest)["pages"]

@@ -52,7 +52,7 @@ def run_log(run):
     try:
         yield path
     except BaseException as e:
-        logger("run").error("run failed: %s: %s", type(e).__name__, e)
+        logger("run").error("run failed: %s: %s", type(e).__name__, e, exc_info=True)   # the traceback
         raise
     finally:
         log.removeHandler(handler)

@@ -20,7 +20,10 @@ other record is counted under a named reason in a :class:`~counters.Counts`:
 
 File-level reasons: ``non_chunked_gzip_file`` (one gzip stream for the whole
 file: read through a gzip decoder, offsets not addressable), ``file_not_found``,
-``file_failed`` (still failing after ``file_attempts``), see :func:`read_file`.
+``file_failed`` (still failing after ``file_attempts``), ``empty_file`` (no byte at
+all) and ``not_warc`` (the first bytes are neither ``WARC/`` (or an ARC file's
+``filedesc://``) nor a gzip stream that starts with one, :func:`sniff`: the file is
+not read further), see :func:`read_file`.
 
 Damage never raises: every good record before it has been yielded, the
 damage is counted and iteration ends.  Exceptions that ``transient(exc)``
@@ -109,6 +112,90 @@ def _archive_iterator(stream: BinaryIO):
     it = ArchiveIterator(stream, arc2warc=True)
     it.reader = _STRICT(it.fh, block_size=16384)
     return it
+
+
+# ------------------------------------------------------------------ what a file is
+SNIFF_BYTES = 4096              # the first bytes that decide whether a file is a WARC at all
+_STARTS = (b"WARC/", b"filedesc://")     # a WARC record header; an ARC file's first record
+NOT_WARC, EMPTY_FILE = "not_warc", "empty_file"
+WHY = {
+    NOT_WARC: "neither a WARC file nor a gzip of one",
+    EMPTY_FILE: "an empty file",
+    "file_not_found": "not found",
+    "file_failed": "could not be read",
+    "truncated_record": "cut short before its first whole record",
+    "corrupt_gzip": "damaged gzip data",
+    "no_page": "no HTML page to keep",
+    "corrupt_record": "an unparsable record header",
+    "invalid_target_uri": "records without a URL",
+}
+
+
+def _starts_warc(data: bytes) -> bool:
+    return data.lstrip(b"\r\n \t").startswith(_STARTS)
+
+
+def sniff(head: bytes) -> Optional[str]:
+    """What a file's first bytes (up to :data:`SNIFF_BYTES`) say: None for a WARC or ARC file,
+    plain or gzipped (per record or whole-file); ``empty_file``; ``not_warc`` for anything else
+    (a text or HTML file, another compressed format, a gzip of something else).  A gzip cut
+    before its first bytes of content is left to the reader (it counts ``truncated_record``)."""
+    if not head:
+        return EMPTY_FILE
+    if head[:2] != b"\x1f\x8b":
+        return None if _starts_warc(head[:64]) else NOT_WARC
+    out, data, ended = b"", head, True
+    try:
+        while data and len(out) < 16:
+            d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            out += d.decompress(data, 64)
+            ended = d.eof
+            if not d.eof:
+                break
+            data = d.unused_data          # an empty member: look at the next one
+    except zlib.error:
+        return NOT_WARC
+    if not out.lstrip(b"\r\n \t"):
+        if ended:
+            return EMPTY_FILE             # a gzip of nothing
+        if len(head) < SNIFF_BYTES:
+            return "truncated_record"     # the file ends inside its first gzip header
+    return None if _starts_warc(out) else NOT_WARC
+
+
+class _Peeked:
+    """A stream whose first bytes were read to :func:`sniff` it: they are served again first
+    (a read of ``n`` bytes still returns ``n`` when the stream has them)."""
+
+    def __init__(self, head: bytes, f):
+        self.head, self.f = head, f
+
+    def read(self, n=-1):
+        if not self.head:
+            return self.f.read(n)
+        if n is None or n < 0:
+            b, self.head = self.head + self.f.read(), b""
+            return b
+        b, self.head = self.head[:n], self.head[n:]
+        if len(b) < n:
+            b += self.f.read(n - len(b))
+        return b
+
+    def readable(self):
+        return True
+
+    def close(self):
+        self.f.close()
+
+
+def _read_head(stream, n: int = SNIFF_BYTES) -> bytes:
+    out = b""
+    while len(out) < n:
+        b = stream.read(n - len(out))
+        if not b:
+            break
+        out += b
+    return out
 
 
 # ------------------------------------------------------------------ pure helpers
@@ -420,7 +507,8 @@ def read_file(
     reasons either way.
 
     Counted statistics: ``files`` (1), ``files_read`` (the file gave at least
-    one record, or was cleanly empty), ``file_retries``; a file that cannot be
+    one record), ``file_retries``; a file whose first bytes are not a WARC's
+    counts ``not_warc`` or ``empty_file`` (:func:`sniff`) and is not read; a file that cannot be
     opened or keeps failing counts ``file_failed`` (after keeping every page
     yielded before the failure) and iteration ends without raising.
     """
@@ -438,6 +526,18 @@ def read_file(
             resume = not state.gunzip and state.last_offset > 0 and not reread
             start = state.last_offset if (ranged and resume) else 0
             stream = opener(start) if ranged else opener()
+            if not opened:                   # the first bytes say whether this is a WARC at all
+                head = _read_head(stream)
+                why = sniff(head)
+                if why is not None:
+                    try:
+                        stream.close()
+                    except Exception:  # noqa: BLE001
+                        pass
+                    _warn(source, f"{why}: {WHY[why]}; skipped")
+                    counts.add(why)
+                    return
+                stream = _Peeked(head, stream)
             opened = True
             if state.handover and resume and not ranged \
                     and getattr(stream, "seekable", lambda: False)():

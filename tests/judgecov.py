@@ -44,30 +44,38 @@ def driver_frame(run: Path, iteration: int, labels: Path, threshold: float = Non
 
 def coverage(frame, truth, margin: float, reps: int, seed0: int = 0) -> dict:
     """Over ``reps`` samples (seeds seed0..): how often the 95% intervals hold the true precision and
-    recall, the precision half-widths, and the flagged hosts' share of missed maths (estimate vs truth)."""
+    recall over decidable pages (a truth of "unsure" is a page nobody can decide: the judge says so),
+    the precision half-widths, the flagged hosts' share of missed maths and the unsure share of the
+    collected pages (estimate vs truth)."""
     coll = [p for p, _, c, _ in frame if c]
     hit = sum(truth[p] == "math" for p in coll)
+    decided = [p for p in coll if truth[p] != jg.UNSURE]
     missed = [p for p, _, c, _ in frame if not c and truth[p] == "math"]
-    tp, tr = hit / len(coll), hit / (hit + len(missed))
+    tp, tr = hit / len(decided), hit / (hit + len(missed))
+    tu = 1 - len(decided) / len(coll)
     flagged = {p for p, _, c, f in frame if f and not c}
     share = sum(p in flagged for p in missed) / len(missed) if missed else None
     counts = jg.strata_counts(frame)
     sizes = jg.allocate(counts, margin)
     strata = {h: {"N": c["N"], "k": sizes[h]} for h, c in counts.items()}
     by = jg.group(frame)
-    cp = cr = cs = 0
-    hw, shares = [], []
+    cp = cr = cs = cu = 0
+    hw, shares, ps = [], [], []
     for r in range(reps):
         e = jg.estimates(strata, jg.draw_strata(by, seed0 + r, sizes), truth, random_seed=r)
         p, rc, sh = e["estimated_precision"], e["estimated_recall"], e["flagged_share"]
+        u = e["estimated_unsure"]["collected"]
         cp += p["low"] <= tp <= p["high"]
         cr += rc["low"] <= tr <= rc["high"]
+        cu += u["low"] <= tu <= u["high"]
+        ps.append(p["value"])
         hw.append((p["high"] - p["low"]) / 2)
         if sh and share is not None:
             cs += sh["low"] <= share <= sh["high"]
             if sh["value"] is not None:
                 shares.append(sh["value"])
     return {"reps": reps, "precision": tp, "recall": tr, "precision_coverage": cp / reps,
-            "recall_coverage": cr / reps, "median_half_width": statistics.median(hw), "max_half_width": max(hw),
+            "recall_coverage": cr / reps, "precision_mean": statistics.mean(ps), "unsure": tu,
+            "unsure_coverage": cu / reps, "median_half_width": statistics.median(hw), "max_half_width": max(hw),
             "share": share, "share_mean": statistics.mean(shares) if shares else None,
             "share_coverage": cs / reps, "judgements": sum(sizes.values()), "pages": len(frame)}

@@ -64,6 +64,25 @@ def test_bad_file_names_the_file(tmp_path):
     assert "ingest.max_page_byte" in str(e.value) and str(g) in str(e.value)
 
 
+def test_unknown_key_suggests_the_closest_known_keys_across_sections(tmp_path):
+    from corpus_pipeline.config import closest_keys, known_keys
+
+    with pytest.raises(ConfigError) as e:
+        load_config(None, ["classifier.threshold=0.7"])
+    msg = str(e.value)
+    assert "unknown key classifier.threshold; did you mean select.threshold" in msg   # another section's key
+    with pytest.raises(ConfigError, match="did you mean loop.saturation"):
+        load_config(None, ["loop.saturate=0.9"])
+    with pytest.raises(ConfigError, match=r"unknown section \[selection\]; did you mean select.threshold"):
+        load_config(None, ["selection.threshold=0.7"])
+    g = tmp_path / "typo.toml"
+    g.write_text("[ingest]\nmin_chars = 3\n")
+    with pytest.raises(ConfigError, match="did you mean ingest.min_text_chars"):
+        load_config(g)
+    assert all(k in known_keys() for k in closest_keys("classifier.threshold"))
+    assert closest_keys("zzzz.qqqqqq") == []
+
+
 def test_resolved_toml_round_trips():
     cfg = load_config(None, ["classifier.dim=64", "decontam.exclude_short=[\"mmlu_stem\"]"])
     import tomllib

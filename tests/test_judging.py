@@ -2,6 +2,7 @@
 sample sizes from the margin, the estimators and their intervals' coverage on synthetic frames."""
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -74,20 +75,71 @@ def _synthetic(n_pages, seed, prevalence_scale=1.0):
     return frame, truth
 
 
+def _with_unsure(frame, truth, seed, where, share):
+    """``truth`` with a ``share`` of the pages of the strata ``where`` picks made "unsure" (nobody can
+    decide them), maths pages first there: the unsure pages gather in one band, where maths is rarest."""
+    rnd = random.Random(seed)
+    out = dict(truth)
+    for pid, s, c, f in frame:
+        if where(s, c, f) and rnd.random() < share * (1.5 if truth[pid] == "math" else 0.7):
+            out[pid] = jg.UNSURE
+    return out
+
+
+FRAMES = {
+    "plain": lambda: _synthetic(6000, 3, 1.0),
+    "rare maths": lambda: _synthetic(6000, 3, 0.1),
+    # the real-content case: a quarter of the collected 0.7-0.9 band cannot be decided
+    "unsure in one collected band": lambda: (lambda f, t: (f, _with_unsure(f, t, 5, lambda s, c, fl: c and 0.7 <= s < 0.9,
+                                                                          0.3)))(*_synthetic(6000, 3, 1.0)),
+    # and among the uncollected pages of flagged hosts (what recall's missed pages are made of)
+    "unsure among missed pages": lambda: (lambda f, t: (f, _with_unsure(f, t, 6, lambda s, c, fl: not c and fl, 0.3)))(
+        *_synthetic(6000, 3, 1.0)),
+}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("scale", [1.0, 0.1])
-def test_intervals_cover_on_synthetic_frames(scale):
-    """200 samples of one frame (and of a frame with 10x rarer maths:
-    proportions near 0): the 95%
-    intervals cover the truth in >= 93% and the precision half-width stays within the margin."""
+@pytest.mark.parametrize("name", list(FRAMES))
+def test_intervals_cover_on_synthetic_frames(name):
+    """200 samples of one frame (of a frame with 10x rarer maths: proportions near 0; of frames where
+    the "unsure" pages gather in one stratum): the 95% intervals cover the precision and recall over
+    decidable pages in >= 93%, the precision half-width stays within the margin, and the estimated
+    unsure share covers the collected pages' true one."""
     from judgecov import coverage
 
-    frame, truth = _synthetic(6000, 3, scale)
+    frame, truth = FRAMES[name]()
     c = coverage(frame, truth, 0.05, 200)
     print(c)
     assert c["precision_coverage"] >= 0.93 and c["recall_coverage"] >= 0.93, c
-    assert c["max_half_width"] <= 0.05, c
+    # the margin sizes the decided judgements: a share u of unsure ones widens it by about 1/sqrt(1-u)
+    assert c["max_half_width"] <= 0.05 / math.sqrt(1 - c["unsure"]), c
     assert abs(c["share_mean"] - c["share"]) < 0.1 and c["share_coverage"] >= 0.9, c
+    assert c["unsure_coverage"] >= 0.9, c
+    if "unsure" in name:
+        assert sum(v == jg.UNSURE for v in truth.values()) > 50
+        assert abs(c["precision_mean"] - c["precision"]) < 0.01, c        # no drift where they gather
+
+
+def test_unsure_pages_are_neither_maths_nor_not():
+    """Precision over decidable pages weights each stratum by its decidable pages: unsure pages in a
+    low-precision stratum no longer pull the estimate towards that stratum's share."""
+    strata = {"collected 0.9-1.0": {"N": 100, "k": 4}, "collected 0.5-0.7": {"N": 100, "k": 4},
+              "uncollected 0.0-0.1": {"N": 100, "k": 2}}
+    order = {"collected 0.9-1.0": ["a", "b", "c", "d"], "collected 0.5-0.7": ["e", "f", "g", "h"],
+             "uncollected 0.0-0.1": ["u", "v"]}
+    v = {"a": "math", "b": "math", "c": "math", "d": "math",
+         "e": "math", "f": "not-math", "g": "unsure", "h": "unsure", "u": "not-math", "v": "math"}
+    e = jg.estimates(strata, order, v)
+    # decidable: 100 + 50; maths: 100 + 25 -> 125/150 (giving unsure pages the band's share: 150/200 = 0.75)
+    assert e["estimated_precision"]["value"] == pytest.approx(125 / 150)
+    assert e["estimated_recall"]["value"] == pytest.approx(125 / 175)
+    u = e["estimated_unsure"]
+    assert u["collected"]["value"] == pytest.approx(50 / 200) and u["all"]["value"] == pytest.approx(50 / 300)
+    assert u["collected"]["low"] <= 0.25 <= u["collected"]["high"] and u["n"] == 10
+    assert [s["unsure"] for s in e["strata"]] == [2, 0, 0]
+    # no unsure verdict: nothing is estimated unsure
+    none = jg.estimates(strata, order, {**v, "g": "math", "h": "not-math"})
+    assert none["estimated_unsure"]["all"] == {"value": 0.0, "low": 0.0, "high": 0.0}
 
 
 def test_report_section_says_so_in_words_without_a_sample_or_judgements():

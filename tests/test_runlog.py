@@ -23,9 +23,12 @@ def test_run_log_appends_timestamped_levelled_lines_and_records_failures(tmp_pat
             logger("spark").warning("slow stage")
             raise ValueError("boom")
     lines = (tmp_path / "run" / "logs" / "run.log").read_text().splitlines()
-    got = [LINE.match(ln).groups() for ln in lines]
+    got = [LINE.match(ln).groups() for ln in lines if LINE.match(ln)]
     assert got == [("INFO", "loop", "iteration 1: collected 3 pages"), ("WARNING", "spark", "slow stage"),
                    ("ERROR", "run", "run failed: ValueError: boom")]
+    # the failure's traceback follows its line (the console shows one line)
+    tail = lines[lines.index(next(ln for ln in lines if "run failed" in ln)) + 1:]
+    assert tail[0] == "Traceback (most recent call last):" and tail[-1] == "ValueError: boom"
     assert path.endswith("logs/run.log")
 
 

@@ -154,13 +154,40 @@ def test_corrupt_gzip_member_is_counted(sample_bytes):
 
 
 def test_not_a_warc_at_all():
-    pages, counts = read_bytes(b"<!doctype html><html><body>hello</body></html>\n" * 20)
-    assert pages == [] and counts["corrupt_record"] == 1 and counts["files_read"] == 0
-    pages, counts = read_bytes(gzip.compress(b"not a warc file\n" * 100))
-    assert pages == [] and counts["files_read"] == 0
-    # lines of five or six words parse as ARC headers: still not a readable file
-    pages, counts = read_bytes(b"<!doctype html><html><body>this is not a WARC</body></html>\n" * 10)
-    assert pages == [] and counts["files_read"] == 0 and counts["invalid_target_uri"] >= 1
+    # judged by the first bytes: counted not_warc and not read further (no record counted)
+    cases = [b"<!doctype html><html><body>hello</body></html>\n" * 20,
+             gzip.compress(b"not a warc file\n" * 100),
+             # lines of five or six words parse as ARC headers: the first bytes say otherwise
+             b"<!doctype html><html><body>this is not a WARC</body></html>\n" * 10,
+             b"PK\x03\x04" + bytes(range(256)) * 4]
+    for data in cases:
+        pages, counts = read_bytes(data)
+        assert pages == [] and counts["not_warc"] == 1 and counts["files_read"] == 0
+        assert counts["records"] == 0 and counts["files"] == 1
+    pages, counts = read_bytes(b"")
+    assert pages == [] and counts["empty_file"] == 1 and counts["files_read"] == 0
+
+
+def test_sniff_decides_by_the_first_bytes(sample_bytes):
+    from corpus_pipeline.warc import sniff
+
+    assert sniff(sample_bytes[:4096]) is None                      # per-record gzip
+    assert sniff(gzip.decompress(sample_bytes)[:4096]) is None     # plain WARC
+    assert sniff(gzip.compress(gzip.decompress(sample_bytes))[:4096]) is None    # whole-file gzip
+    assert sniff(b"\r\nWARC/1.0\r\n") is None
+    assert sniff(b"filedesc://x.arc 0.0.0.0 20240101000000 text/plain 10\n") is None    # ARC
+    assert sniff(b"") == "empty_file"
+    assert sniff(b"WARD/1.0") == "not_warc"
+    assert sniff(gzip.compress(b"<html>")) == "not_warc"
+    assert sniff(b"\x1f\x8b\x08\x00garbage" * 50) == "not_warc"
+    assert sniff(gzip.compress(b"")) == "empty_file"
+    # a gzip cut inside its header: counted truncated_record, not read
+    assert sniff(sample_bytes[:6]) == "truncated_record"
+    pages, counts = read_bytes(sample_bytes[:6])
+    assert pages == [] and counts["files_read"] == 0 and counts["truncated_record"] == 1
+    # cut after its first record: what it holds is read, the cut counted
+    pages, counts = read_bytes(sample_bytes[:len(sample_bytes) // 2])
+    assert counts["files_read"] == 1 and counts["truncated_record"] + counts["corrupt_gzip"] >= 1
 
 
 def test_missing_file_is_counted(tmp_path):

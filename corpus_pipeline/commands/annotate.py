@@ -8,7 +8,8 @@ exit code 2) and what the proposer would mark with the current
 ``[annotate]`` settings.  Nothing is written.
 
 With ``--serve`` it starts the annotation web page instead (``annotate_web.py``):
-the page's data is computed once with Spark from the run folder, then served
+the page's data is computed once from the run folder (with pyarrow, no JVM, for a run
+folder on a local disk or object storage; with Spark for one only Hadoop reads), then served
 from memory until Ctrl-C; saving writes ``marked_paths.txt`` and
 ``rejected_paths.txt`` in the annotations folder.
 """
@@ -18,6 +19,7 @@ import sys
 
 from .. import annotate as ann
 from .. import annotate_web as web
+from .. import arrowrun
 from .. import fs as fsmod
 from ..annotate import MARKED
 from ..errors import InputFileError, UsageError
@@ -42,7 +44,7 @@ def add_arguments(p) -> None:
 def plan(args, cfg) -> list[str]:
     if getattr(args, "serve", False):
         return [f"find the latest iteration of {args.run} waiting for marks",
-                f"compute hosts, prefixes and sample pages with Spark, serve them on http://{args.host}:{args.port}/",
+                f"compute hosts, prefixes and sample pages (pyarrow; Spark for hdfs://), serve them on http://{args.host}:{args.port}/",
                 "on save: write marked_paths.txt and rejected_paths.txt in its annotations folder"]
     return [f"find the latest iteration of {args.run} with annotations/{_marked()}",
             "print the worksheet path, the file to mark and a summary (writes nothing)"]
@@ -61,6 +63,21 @@ def latest_annotations(run, iteration=None):
         if run.fs.exists(fsmod.join(adir, ann.MARKED)):
             return i, adir
     return None
+
+
+def already_applied(run_uri: str, i: int, adir: str, run_folder) -> str:
+    """What ``annotate --serve`` says when nothing waits for a person: an auto run's marks were made by the
+    proposer (a person's step needs ``run --annotate manual``), a manual run's were applied already."""
+    mode = ((run_folder.marker(adir) or {}).get("config") or {}).get("mode")
+    if mode == "auto":
+        return (f"annotate: {run_uri} ran with --annotate auto: the proposer marked iteration {i}'s paths and they "
+                f"were applied; nothing waits for a person. A person's step needs `corpus-pipeline run ... "
+                f"--annotate manual` (into a new --run folder: this run's marks are committed). To review what the "
+                f"proposer marked: `corpus-pipeline annotate {run_uri}` (or {fsmod.join(adir, ann.MARKED)}), and the "
+                f"report's marks ({run_uri}/report/index.html)")
+    return (f"annotate: the marks of iteration {i} were already applied ({adir}); nothing waits for a person. "
+            f"`corpus-pipeline annotate {run_uri}` shows them; the next worksheet comes when the same "
+            f"`corpus-pipeline run ... --annotate manual` command reaches the next path step")
 
 
 def run(args, cfg) -> int:
@@ -137,8 +154,8 @@ def serve(args, cfg) -> int:
         raise UsageError(f"--port: expected 0..65535, got {args.port}")
     if args.top_hosts < 1:
         raise UsageError("--top-hosts must be >= 1")
-    # a local run folder is checked before the JVM starts; a remote one needs Spark to be read at all
-    spark = None if fsmod.is_local(args.run) else get_spark(cfg.spark, quiet=True, run=args.run)
+    # a run folder pyarrow reads (a local disk, object storage) starts no JVM; one only Hadoop reads does
+    spark = None if arrowrun.readable(args.run) else get_spark(cfg.spark, quiet=True, run=args.run)
     run_folder = open_existing(args.run, spark)
     found = latest_annotations(run_folder, args.iteration)
     if found is None:
@@ -147,8 +164,7 @@ def serve(args, cfg) -> int:
         return 1
     i, adir = found
     if run_folder.is_committed(adir):
-        print(f"annotate: the marks of iteration {i} were already applied ({adir}); nothing waits for a person",
-              file=sys.stderr)
+        print(already_applied(args.run, i, adir, run_folder), file=sys.stderr)
         return 1
     index = ann.read_index(adir, spark) or {}
     rows = index.get("rows", [])
@@ -159,7 +175,8 @@ def serve(args, cfg) -> int:
     except InputFileError as e:
         print(f"annotate: fix the file first, nothing is served: {e}", file=sys.stderr)
         return 2
-    if spark is None:
+    use_arrow = spark is None and not getattr(args, "spark", False) and arrowrun.readable(args.run)
+    if spark is None and not use_arrow:
         spark = get_spark(cfg.spark, quiet=True, run=args.run)
         run_folder = RunFolder(args.run, spark)
     proposed = ann.propose(rows, cfg.annotate)
@@ -172,8 +189,12 @@ def serve(args, cfg) -> int:
         listed.update((host, r["prefix"]) for r in sorted(hr, key=lambda r: (-r["pages"], r["prefix"]))[:max_listed])
     print(f"annotate: iteration {i}: computing {len(listed)} prefixes of {len(per_host)} flagged hosts ...",
           flush=True)
-    joins, samples = prefix_view(spark, run_folder, i, sorted(listed))
-    domains = [r.asDict() for r in read_output(spark, run_folder, "domains", i).where("flagged").collect()]
+    if use_arrow:          # the committed tables through pyarrow: no JVM (the same rows as Spark's)
+        joins, samples = arrowrun.prefix_view(run_folder, i, sorted(listed))
+        domains = arrowrun.flagged_domains(run_folder, i)
+    else:
+        joins, samples = prefix_view(spark, run_folder, i, sorted(listed))
+        domains = [r.asDict() for r in read_output(spark, run_folder, "domains", i).where("flagged").collect()]
     view = web.build_view(run_folder.uri, i, adir, index, marks, rejected, proposed, joins, samples, domains,
                           top_hosts=args.top_hosts, max_listed=max_listed, cfg=cfg.annotate)
     web.serve_until_interrupted(

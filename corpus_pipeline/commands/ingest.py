@@ -1,9 +1,6 @@
 """`corpus-pipeline ingest --input SRC... --run RUN`: WARCs -> extracted, deduplicated RUN/pages."""
 from __future__ import annotations
 
-import sys
-
-from ..errors import NoInputError
 from ..runfolder import RunFolder
 from ..sources import check_shared, check_shared_run, kind, resolve
 from . import INPUT_HELP
@@ -48,13 +45,12 @@ def run(args, cfg) -> int:
 
     check_shared(args.inputs, configured_master(cfg.spark), cfg.ingest)   # before any JVM or write
     check_shared_run(args.run, configured_master(cfg.spark), cfg.ingest)
+    from ..loop import precheck_inputs
+
+    precheck_inputs(args.inputs, args.run, cfg)    # no WARC among local inputs: exit 2 before any JVM
     spark = get_spark(cfg.spark, run=args.run)
     rf = RunFolder(args.run, spark)
-    try:
-        with progress(spark):       # a line every 10 s for each stage running 5 s or more
-            result = run_ingest(spark, args.inputs, rf, cfg, recompute=args.recompute)
-    except NoInputError as e:
-        print(f"corpus-pipeline ingest: {e}", file=sys.stderr)
-        return 1
+    with progress(spark):       # a line every 10 s for each stage running 5 s or more
+        result = run_ingest(spark, args.inputs, rf, cfg, recompute=args.recompute)   # NoInputError: exit 2
     print(f"[ingest] {rf.pages}: {summarize(result.counts)}")
     return 0

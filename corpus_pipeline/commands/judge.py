@@ -1,7 +1,8 @@
 """`corpus-pipeline judge RUN`: precision and recall estimated from a judged random sample.
 
 Draws (once per iteration, seed and margin) a stratified random sample of the iteration's pages
-with Spark (``spark/judge_sample.py``; strata, keys and sizes from ``judging.py``) and commits it
+with Spark (the only step that starts a JVM: with the sample drawn, ``judge`` and ``judge --serve``
+read the run folder through its markers and pyarrow, and keep the report's Spark-made details) (``spark/judge_sample.py``; strata, keys and sizes from ``judging.py``) and commits it
 as ``RUN/iter=NNN/judge_sample/``; judgements are data in ``RUN/judgements/judgements.jsonl``
 (page, verdict, who, when), shared by every iteration.  Then it prints the state of judging and
 rewrites the report, whose summary.json holds ``estimated_precision`` and ``estimated_recall``.
@@ -14,7 +15,9 @@ from __future__ import annotations
 import getpass
 import json
 import sys
+from typing import Optional
 
+from .. import arrowrun
 from .. import fs as fsmod
 from .. import judge_web as web
 from .. import judging as jg
@@ -107,6 +110,28 @@ def ensure_sample(spark, run, i: int, random_seed: int, margin: float, uncollect
     return run.stage(path, build, config=config, force=m is not None, log=log).counts
 
 
+def sample_drawn(run, i: int, random_seed: int, margin: float, uncollected) -> bool:
+    """The iteration's sample is committed with these settings (and the same judged seed pages left
+    out): read from its marker and the seed table with pyarrow, no JVM."""
+    m = run.marker(run.iteration(i, jg.SAMPLE_STAGE))
+    if m is None:
+        return False
+    config = {"seed": random_seed, "margin": margin, "uncollected": uncollected}
+    n_excluded = arrowrun.judged_seed_count(run, i) or 0
+    if n_excluded:
+        config["excluded_seed_pages"] = n_excluded
+    return m.get("config") == config
+
+
+def last_details(run) -> Optional[dict]:
+    """The ``details`` of the report last written (with Spark): sample pages, mark growth, near
+    duplicates, decontamination removals, languages; judging changes none of the tables they come from."""
+    try:
+        return (run.read_json(fsmod.join(run.report_dir, "summary.json"), {}) or {}).get("details")
+    except (OSError, ValueError):
+        return None
+
+
 def run(args, cfg) -> int:
     from ..report import write_report
     from ..spark.session import get_spark
@@ -117,10 +142,10 @@ def run(args, cfg) -> int:
         raise UsageError("--uncollected must be >= 0")
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port: expected 0..65535, got {args.port}")
-    if fsmod.is_local(args.run):
-        open_existing(args.run)                                  # before the JVM starts
-    spark = get_spark(cfg.spark, quiet=True, run=args.run)
-    run_folder = open_existing(args.run, spark)
+    spark = None
+    if not arrowrun.readable(args.run):
+        spark = get_spark(cfg.spark, quiet=True, run=args.run)      # a run folder only Hadoop reads
+    run_folder = open_existing(args.run, spark)                       # before any JVM
     i = _iteration(run_folder, args.iteration)
     if i is None:
         which = f"iteration {args.iteration}" if args.iteration is not None else "any iteration"
@@ -145,13 +170,19 @@ def run(args, cfg) -> int:
             for j in judgements:
                 f.write(json.dumps(j, ensure_ascii=False, sort_keys=True) + "\n")
         print(f"judge: exported {len(judgements)} judgements to {args.export_file}")
-    ensure_sample(spark, run_folder, i, random_seed, args.margin, args.uncollected)
+    if spark is None and not sample_drawn(run_folder, i, random_seed, args.margin, args.uncollected):
+        spark = get_spark(cfg.spark, quiet=True, run=args.run)      # drawing a sample: a Spark job
+        run_folder = open_existing(args.run, spark)
+    if spark is not None:
+        ensure_sample(spark, run_folder, i, random_seed, args.margin, args.uncollected)
     if args.serve:
         serve(args, run_folder, i, spark)
         judgements = jg.read_judgements(run_folder)
     est = jg.iteration_estimates(run_folder, i, jg.page_verdicts(judgements))
     _print_state(i, est)
-    write_report(run_folder, spark=spark)
+    # without Spark the report's numbers and estimates are rebuilt from the markers and judgements, and
+    # its details (sample pages, near duplicates, ...: from tables judging never changes) kept as they were
+    write_report(run_folder, spark=spark, details=None if spark is not None else last_details(run_folder))
     print(f"report: {run_folder.report_dir}/index.html")
     return 0
 
@@ -166,9 +197,14 @@ def _print_state(i: int, est: dict) -> None:
     print(f"judge: iteration {i}: {est['judged']} pages judged, {est['to_judge']} of the sample left")
     for s in est["strata"]:
         print(f"  {s['stratum']:<28} {s['pages']:>9} pages  {s['judged']:>4}/{s['drawn']:<4} judged  "
-              f"{s['maths']:>4} maths")
+              f"{s['maths']:>4} maths" + (f" {s['unsure']:>4} unsure" if s.get("unsure") else ""))
     print(f"  estimated precision: {_fmt(est['estimated_precision'])}")
     print(f"  estimated recall:    {_fmt(est['estimated_recall'])}")
+    u = est.get("estimated_unsure") or {}
+    if u.get("collected") is not None and u.get("all") is not None:
+        c, a = u["collected"], u["all"]
+        print(f"  (both over the pages a person can decide; judged unsure: {c['value']:.1%} of the collected "
+              f"pages (95% {c['low']:.1%}-{c['high']:.1%}), {a['value']:.1%} of all)")
     if est.get("stopping"):
         print(f"  {est['stopping']}")
 

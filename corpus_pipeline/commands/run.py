@@ -77,13 +77,13 @@ def run(args, cfg) -> int:
 
     check_shared(args.input, configured_master(cfg.spark), cfg.ingest)   # local inputs on a cluster: exit 2
     check_shared_run(args.run, configured_master(cfg.spark), cfg.ingest)  # a local run folder on Connect: exit 2
+    from ..loop import precheck_inputs
+
+    precheck_inputs(args.input, args.run, cfg)     # no WARC among local inputs: exit 2 before any JVM
     spark = get_spark(cfg.spark, run=args.run)
     with scratch.scope(), progress(spark):     # temporary files are removed, success or failure
         outcome = Loop(spark, _inputs(args), cfg).execute()
-    write_report(RunFolder(args.run, spark), echo=print)
-    if outcome.stopped_because == AWAITING:
-        print(f"\nWaiting for annotation: edit {outcome.marked_file}\n"
-              f"(see `corpus-pipeline annotate {args.run}`), then run the same command again.")
-    else:
+    write_report(RunFolder(args.run, spark), echo=print)     # a run waiting for marks: its last line says so
+    if outcome.stopped_because != AWAITING:
         print(f"stopped because: {outcome.stopped_because}; report: {args.run}/report/index.html")
     return 0

@@ -33,7 +33,7 @@ from .. import fs as fsmod
 from .. import schemas
 from ..errors import NoInputError, UsageError
 from ..runfolder import StageResult
-from ..ingest import LANG_PREFIX, STAT_KEYS, split_totals
+from ..ingest import LANG_PREFIX, SHOWN_FILES, STAT_KEYS, no_input_message, no_page_message, split_totals
 from ..profiles import for_config as profile_of
 from ..sources import resolve
 from ..spark import ingest as sparkingest
@@ -130,10 +130,18 @@ class Extract(Stage):
         order = sorted(set(self.progress(run).values()))
         staged = sparkingest.read_batches(ctx.spark, [run.data(b) for b in order], self.schema_for(cfg))
         stats, skips, langs = split_totals(sparkingest.counter_totals(staged))
-        if stats["files_read"] == 0:
+        if stats["files_read"] == 0 or stats["pages_extracted"] == 0:
+            # nothing to go on (exit 2, one line): no file gave a record, or no record a page
+            if stats["files_read"] == 0:
+                per_file = {r: {} for r in refs}
+                rows = sparkingest.skip_rows(staged, STAT_KEYS, LANG_PREFIX).limit(20 * SHOWN_FILES + 1000)
+                for row in rows.collect():
+                    per_file.setdefault(row["source"], {})[row["reason"]] = int(row["count"])
+                message = no_input_message(per_file, len(refs))
+            else:
+                message = no_page_message(len(refs), {**stats, **skips})
             run.fs.delete(base)
-            raise NoInputError(f"ingest: none of the {len(refs)} input file(s) could be read "
-                               f"({', '.join(f'{k}={v}' for k, v in skips.items()) or 'no records'})")
+            raise NoInputError(message)
         counts = {**stats, "inputs": len(refs), "skips": skips, "skipped_records": sum(skips.values()),
                   "languages": langs, "batches": len(order), "files_extracted_now": len(todo)}
         config = {"batches": [b.rsplit("/", 1)[1] for b in order]}

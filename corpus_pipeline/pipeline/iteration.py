@@ -30,6 +30,9 @@ SATURATED = "saturated"
 MAX_ITERATIONS = "max_iterations"
 AWAITING = "awaiting_annotation"
 AWAITING_FILE = "_AWAITING.json"
+# why a run saturated (loop.json's and summary.json's ``stop_detail``)
+OVERLAP = "overlap"                  # overlap_with_previous reached loop.saturation
+SEED_UNCHANGED = "seed_unchanged"    # the path step added nothing: the next iteration would repeat this one
 
 
 def _f(x) -> str:
@@ -127,7 +130,19 @@ class Seed(TableStage):
             judged = (f", {c.get('seed_added_judged')} of them judged maths" if ctx.cfg.judge.add_to_seed else "")
             ctx.say(f"iteration {ctx.i - 1}: path step adds {c.get('seed_added')} pages to the seed of "
                     f"iteration {ctx.i}{judged}")
+        if ctx.i > 1 and seed_unchanged(c):
+            # training is deterministic (the same seed, pages and negatives' draw): iteration i would
+            # collect what iteration i-1 did, so the run is saturated at i-1 without running i
+            ctx.say(f"iteration {ctx.i - 1}: saturated: the seed did not change (the path step added no "
+                    f"page), so iteration {ctx.i} would repeat it")
+            raise StopLoop(SATURATED, last_iteration=ctx.i - 1, detail=SEED_UNCHANGED)
         ctx.say(f"iteration {ctx.i}: training on {c.get('seed_positives')} seed positives")
+
+
+def seed_unchanged(counts: dict) -> bool:
+    """A grown seed's counts say it equals the previous one (the path step and judging added nothing:
+    the seed only ever grows)."""
+    return int(counts.get("seed_added") or 0) == 0
 
 
 def digest(ctx, path: Optional[str]) -> Optional[str]:
@@ -295,17 +310,20 @@ class StopRule(Stage):
     name, scope, commits = "stop_rule", ITERATION, False
     reads = ("collected",)
     about = ("the loop stops when 98% of a collection was already collected by the previous iteration "
-             "(`saturated`), or at the last iteration (6 by default)")
+             "(`saturated`), or at the last iteration (6 by default); it is saturated too when the path step "
+             "added nothing to the next seed (checked once that seed is built: the next iteration would "
+             "repeat this one)")
 
     def check(self, ctx):
         overlap = ctx.counts("collected").get("overlap_with_previous")
         reason = stop_reason(ctx.i, overlap, ctx.cfg.loop.saturation, ctx.inputs.max_iterations)
         if reason:
-            raise StopLoop(reason)
+            raise StopLoop(reason, detail=OVERLAP if reason == SATURATED else None)
 
     def describe(self, cfg) -> str:
         return (f"the loop stops when {cfg.loop.saturation:.0%} of a collection was already collected by the "
-                f"previous iteration (`saturated`), or after {cfg.loop.max_iterations} iterations")
+                f"previous iteration (`saturated`), or after {cfg.loop.max_iterations} iterations; saturated "
+                f"too when the path step added nothing to the next seed (the next iteration would repeat this one)")
 
 
 class Prefixes(TableStage):

@@ -34,10 +34,13 @@ INGEST, ITERATION, FINAL = "ingest", "iteration", "final"     # where a stage ru
 class StopLoop(Exception):
     """Raised by a step of an iteration to end the loop: ``reason`` becomes ``stopped_because``."""
 
-    def __init__(self, reason: str, marked_file: Optional[str] = None):
+    def __init__(self, reason: str, marked_file: Optional[str] = None, last_iteration: Optional[int] = None,
+                 detail: Optional[str] = None):
         super().__init__(reason)
         self.reason = reason
         self.marked_file = marked_file
+        self.last_iteration = last_iteration    # the iteration the loop ends with (None: the one that raised)
+        self.detail = detail                    # why, when the reason has several causes (loop.json's stop_detail)
 
 
 def flat(cfg: Config) -> dict:

@@ -40,9 +40,11 @@ def render_markdown(s: dict) -> str:
     f = s.get("final") or {}
     from .html import FINAL_CORPUS, _decon_sentence
 
-    if f.get("pages") is not None:
+    if f.get("pages") is not None:         # no final corpus yet (a run waiting for marks): no line
         lines += ["", f"final corpus ({FINAL_CORPUS}/): {f['pages']:,} pages, {f.get('tokens') or 0:,} tokens of the "
                       f"final text; {_decon_sentence(f)}"]
     if s.get("marked_file"):
-        lines += ["", f"waiting for annotation: mark `{s['marked_file']}` and run the same command again"]
+        lines += ["", f"waiting for annotation: mark the paths on the page `corpus-pipeline annotate {s.get('run', 'RUN')} "
+                      f"--serve` serves (or edit `{s['marked_file']}`; `corpus-pipeline annotate {s.get('run', 'RUN')}` "
+                      f"shows the worksheet), then run the same command again"]
     return "\n".join(lines) + "\n"

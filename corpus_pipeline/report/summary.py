@@ -125,6 +125,8 @@ def build_summary(run: RunFolder) -> dict:
         "saturation": (((run.read_json(run.path("run.json"), {}) or {}).get("config") or {}).get("loop") or {}).get(
             "saturation"),
         "marked_file": state.get("marked_file"),
+        # why the loop saturated: "overlap" (the 98% rule) or "seed_unchanged" (the next iteration would repeat)
+        "stop_detail": state.get("stop_detail"),
         "ingest": pages.get("counts", {}),
         "decontamination": fin.get("decontam"),
         # final.extractor: pages re-extracted, and why the others kept their bulk text
@@ -135,10 +137,12 @@ def build_summary(run: RunFolder) -> dict:
     return summary
 
 
-def write_report(run: RunFolder, echo: Optional[callable] = None, spark=None) -> dict:
+def write_report(run: RunFolder, echo: Optional[callable] = None, spark=None,
+                 details: Optional[dict] = None) -> dict:
     """Writes summary.json, index.html and summary.md, and the final corpus's dataset card.  With a SparkSession (given, or the run
     folder's own) the report also shows sample pages, mark growth, near duplicates, decontamination
-    removals and languages (``details``, read from the tables)."""
+    removals and languages (``details``, read from the tables); without one, ``details`` when given
+    (``judge`` keeps the last report's: judging changes no table)."""
     from .html import render_html
     from .markdown import render_markdown
 
@@ -148,6 +152,8 @@ def write_report(run: RunFolder, echo: Optional[callable] = None, spark=None) ->
         from ..spark.report_details import collect_details
 
         summary["details"] = collect_details(spark, run)
+    elif details is not None:
+        summary["details"] = details
     out = run.report_dir
     run.fs.mkdirs(out)
     run.fs.write_text(fsmod.join(out, "summary.json"), json.dumps(summary, indent=2, ensure_ascii=False,

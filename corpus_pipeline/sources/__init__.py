@@ -22,8 +22,9 @@ from typing import BinaryIO, Iterator, Optional
 
 from .. import warc
 from ..counters import Counts
-from ..errors import UsageError, shown_master
+from ..errors import NoInputError, UsageError, shown_master
 from .. import fs as fsmod
+from ..noinput import no_input_message
 from . import hadoop, http, local, manifest, s3
 
 WARC_SUFFIXES = (".warc.gz", ".warc", ".arc.gz", ".arc")
@@ -136,6 +137,46 @@ def resolve(inputs: list[str], cfg, spark=None, list_hadoop: bool = True) -> lis
             if bad:
                 raise local_paths_error(bad, master)
     return out
+
+
+def sniff_local(ref: str) -> Optional[str]:
+    """Why the local file ``ref`` cannot be a WARC by its first bytes (:func:`warc.sniff`):
+    ``file_not_found``, ``file_failed`` (cannot be opened), ``empty_file``, ``not_warc``; None when it
+    may be one."""
+    try:
+        with local.open_file(ref) as f:
+            head = f.read(warc.SNIFF_BYTES)
+    except FileNotFoundError:
+        return "file_not_found"
+    except OSError:
+        return "file_failed"
+    return warc.sniff(head)
+
+
+def precheck(inputs: list[str], cfg) -> Optional[dict]:
+    """Before any Spark work: when every input is local (files, folders, globs, and manifests on this
+    machine whose lines are local paths), the first bytes of each file (:func:`sniff_local`).  Raises
+    :class:`~errors.NoInputError` (exit 2, one line naming the files and why) when none can be a WARC,
+    :class:`~errors.UsageError` when an input matches nothing; returns {file: reason} of the files that
+    are skipped beside good ones (the reader counts them again), or None when an input is not local
+    (checked where it is read)."""
+    for src in inputs:
+        src = str(src).strip()
+        if kind(src) != "local" and not src.startswith("file://"):
+            return None
+        if manifest.is_manifest(src) and kind(cfg.manifest_base) != "local":
+            return None
+    refs = resolve(inputs, cfg, list_hadoop=False)
+    if any(kind(r) != "local" for r in refs):
+        return None
+    bad = {}
+    for r in refs:
+        why = sniff_local(r)
+        if why is not None:
+            bad[r] = why
+    if len(bad) == len(refs):
+        raise NoInputError(no_input_message({r: {why: 1} for r, why in bad.items()}, len(refs)))
+    return bad
 
 
 def read_manifest(src: str, cfg, spark=None) -> list[str]:

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .. import decontam as D
-from .. import fs as fsmod
 from .. import schemas
+from ..arrowrun import benchmark_items  # noqa: F401 - no Spark: shared with the pyarrow look-ups
 from ..pipeline.recipe import read_output, stage_path
 from .io import read_table
 
@@ -40,7 +39,8 @@ def collected_samples(spark, run, iteration: int, threshold: float, n: int = 5) 
 
 
 def pages_of(spark, run, iteration: Optional[int], host: Optional[str], prefix: Optional[str], n: int = 10) -> dict:
-    """Pages of a host (and path prefix), with whether ``iteration`` collected them and their score."""
+    """Pages of a host (and path prefix): with ``iteration``, its collected and its missed (uncollected)
+    pages, each by score (highest first), and how many of each; without, its pages by path."""
     from pyspark.sql import functions as F
 
     df = _pages(spark, run).select("page_id", "url", F.lower(F.col("host")).alias("host"), "path", "title", "text",
@@ -49,18 +49,28 @@ def pages_of(spark, run, iteration: Optional[int], host: Optional[str], prefix: 
         df = df.where(F.col("host") == host.lower())
     if prefix:
         df = df.where(F.coalesce(F.col("path"), F.lit("/")).startswith(prefix))
-    if iteration is not None:
-        sc = read_output(spark, run, "scores", iteration)
-        col = read_output(spark, run, "collected", iteration)
-        df = (df.join(sc, "page_id", "left")
-              .join(col.select("page_id", F.lit(True).alias("collected")), "page_id", "left")
-              .withColumn("collected", F.coalesce(F.col("collected"), F.lit(False))))
-    else:
+    cols = ["page_id", "url", "title", "score", "collected", "n_tokens", _text().alias("excerpt")]
+    if iteration is None:
         df = df.withColumn("score", F.lit(None).cast("double")).withColumn("collected", F.lit(None).cast("boolean"))
-    total = df.count()
-    rows = (df.orderBy("path", "page_id").limit(n)
-            .select("page_id", "url", "title", "score", "collected", "n_tokens", _text().alias("excerpt")).collect())
-    return {"host": host, "prefix": prefix, "iteration": iteration, "pages": total, "rows": [r.asDict() for r in rows]}
+        rows = df.orderBy("path", "page_id").limit(n).select(*cols).collect()
+        return {"host": host, "prefix": prefix, "iteration": None, "pages": df.count(),
+                "rows": [r.asDict() for r in rows]}
+    sc = read_output(spark, run, "scores", iteration)
+    col = read_output(spark, run, "collected", iteration)
+    df = (df.join(sc, "page_id", "left")
+          .join(col.select("page_id", F.lit(True).alias("collected")), "page_id", "left")
+          .withColumn("collected", F.coalesce(F.col("collected"), F.lit(False)))).cache()
+    try:
+        counts = {r["collected"]: int(r["count"]) for r in df.groupBy("collected").count().collect()}
+
+        def best(flag: bool) -> list:
+            return [r.asDict() for r in df.where(F.col("collected") == flag)
+                    .orderBy(F.desc("score"), "page_id").limit(n).select(*cols).collect()]
+        got, missed = best(True), best(False)
+    finally:
+        df.unpersist()
+    return {"host": host, "prefix": prefix, "iteration": iteration, "pages": sum(counts.values()),
+            "collected_pages": counts.get(True, 0), "collected": got, "missed": missed}
 
 
 def near_duplicates(spark, run, n: int = 10) -> dict:
@@ -71,7 +81,7 @@ def near_duplicates(spark, run, n: int = 10) -> dict:
     if not run.is_committed(run.pages_duplicates):
         return {"pairs": [], "total": 0, "by_kind": {}}
     all_d = read_table(spark, run.data(run.pages_duplicates), schemas.DUPLICATES)
-    by_kind = {r["kind"]: int(r["count"]) for r in all_d.groupBy("kind").count().collect()}
+    by_kind = dict(sorted((r["kind"], int(r["count"])) for r in all_d.groupBy("kind").count().collect()))
     d = all_d.where(F.col("kind") == "near")
     total = by_kind.get("near", 0)
     kept = _pages(spark, run).select(F.col("page_id").alias("kept_page_id"), F.col("url").alias("kept_url"),
@@ -97,13 +107,3 @@ def contamination(spark, run, n: int = 10, items: Optional[dict] = None) -> dict
     return {"rows": rows, "total": total, "decontaminated": True}
 
 
-def benchmark_items(run) -> dict:
-    """(benchmark, item_id) -> question of the benchmarks folder the final stage used, if readable."""
-
-    bench = ((run.marker(stage_path(run, "corpus")) or {}).get("config") or {}).get("benchmarks")
-    if not bench or not fsmod.is_local(bench) or not fsmod.get_fs(bench).exists(bench):
-        return {}
-    try:
-        return {(it.benchmark, it.item_id): it.question for it in D.load_benchmarks(fsmod.local_path(bench)).items}
-    except Exception:  # noqa: BLE001 - the item text is a convenience; the ids are shown anyway
-        return {}

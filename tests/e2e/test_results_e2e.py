@@ -94,8 +94,13 @@ def test_inspect_text_json_host_and_missing_run(finished, tmp_path):
     assert set(d) >= {"collected", "pages", "duplicates", "contamination"}
     near, far = d["collected"]["near_threshold"], d["collected"]["far_above"]
     assert near and far and max(r["score"] for r in near) <= min(r["score"] for r in far)
-    assert d["pages"]["pages"] > 3 and len(d["pages"]["rows"]) == 3
-    assert all(r["url"].startswith("https://askmaths.net/questions/") for r in d["pages"]["rows"])
+    shown = d["pages"]["collected"] + d["pages"]["missed"]
+    assert d["pages"]["pages"] > 3 and 3 <= len(shown) <= 6 and len(d["pages"]["collected"]) <= 3
+    assert all(r["url"].startswith("https://askmaths.net/questions/") for r in shown)
+    for part in ("collected", "missed"):           # each by score, highest first
+        scores = [r["score"] for r in d["pages"][part]]
+        assert scores == sorted(scores, reverse=True) and all(r["collected"] == (part == "collected")
+                                                                for r in d["pages"][part])
     assert all(r["item_text"] for r in d["contamination"]["rows"])        # the benchmark item's own text
     p = cli("inspect", str(tmp_path / "nope"), check=False)
     assert p.returncode == 2 and "no such run folder" in p.stderr
