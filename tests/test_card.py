@@ -58,7 +58,7 @@ def _front(text: str) -> dict:
 
 
 def test_the_card_loads_the_corpus_with_its_features(tmp_path):
-    datasets = pytest.importorskip("datasets")
+    import datasets
     run, rows = _corpus_run(tmp_path)
     assert write_card(RunFolder(str(tmp_path / "empty")), {}) is None        # no corpus yet: no card
     write_report(run)                                                          # the report writes the card

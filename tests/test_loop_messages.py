@@ -46,7 +46,7 @@ def test_a_run_waiting_for_marks_says_so_once_and_names_the_page():
     assert md.lower().count("waiting for annotation") == 1
     assert "`corpus-pipeline annotate /r --serve`" in md and "/r/iter=001/annotations/marked_paths.txt" in md
     done = render_markdown({**s, "marked_file": None, "final": {**s["final"], "pages": 3, "tokens": 40}})
-    assert "final corpus: 3 pages, 40 tokens" in done and "waiting for annotation" not in done
+    assert "final corpus (final/corpus/): 3 pages, 40 tokens" in done and "waiting for annotation" not in done
 
 
 def test_seed_unchanged_is_the_stop_rule():
