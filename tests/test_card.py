@@ -6,7 +6,6 @@ import re
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
 import yaml
 
 from corpus_pipeline import schemas
