@@ -42,6 +42,8 @@ from dataclasses import dataclass, field
 from . import extractors
 from .lang import detect_lang
 from .mathhtml import (
+    MARK_CLOSE,
+    MARK_OPEN,
     bbcode_to_delimiters,
     detect_text_delimiters,
     engine_loaded,
@@ -211,6 +213,8 @@ def finish_text(text, title: str, kinds: set, engines=lambda: set()):
         if has_delims:
             kinds.add("tex_delimiters")
             kinds |= found
+    # two inserted inline formulas side by side would read as one $$ delimiter: keep them apart
+    text = text.replace("$" + MARK_CLOSE + MARK_OPEN + "$", "$ $")
     text = strip_marks(text)
     if not text.strip():
         return Skip("extract_empty")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 MAX_CELL_CHARS = 400
+_DONE = "data-cp-markdown"   # marks the <pre> elements written here
 _LANG = re.compile(r"(?:^|\s)(?:language|lang|brush:|highlight-source|highlight|sourceCode|syntax)[-_:\s]?"
                    r"([A-Za-z][\w+#.-]{0,20})", re.I)
 _NOT_LANG = {"none", "plain", "plaintext", "text", "txt", "nohighlight", "code", "block", "default", "auto",
@@ -88,7 +89,8 @@ def _lexbor_has_ancestor(node, tags: tuple) -> bool:
 
 def _lexbor_replace_with_pre(tree, node, text: str) -> None:
     pre = tree.create_element("pre")
-    pre.append_child(tree.create_text_node(text))
+    pre.setattr(_DONE, "1")
+    pre.append_child(tree.create_text_node("\n" + text + "\n"))
     node.parent.replace_child(pre, node)
 
 
@@ -101,6 +103,8 @@ def markdown_blocks_lexbor(tree) -> int:
             continue
         if table.query_selector("table, pre") is not None:
             continue
+        for junk in table.query_selector_all("script, style, noscript, template"):
+            junk.decompose()
         rows = _table_rows([c.text for c in tr.query_selector_all("td, th")]
                            for tr in table.query_selector_all("tr"))
         if rows is None:
@@ -110,12 +114,14 @@ def markdown_blocks_lexbor(tree) -> int:
     for pre in doc.query_selector_all("pre"):
         if pre.parent is None or _lexbor_has_ancestor(pre, ("pre",)):
             continue
+        if pre.hasattr(_DONE):
+            continue
         code = pre.query_selector("code")
         text = pre.text
-        if not text.strip() or text.startswith(("```", "| ")):
+        if not text.strip():
             continue
         lang = language(pre.getattr("class") or "", (code.getattr("class") or "") if code is not None else "")
-        pre.text = fenced(text, lang)
+        pre.text = "\n" + fenced(text, lang) + "\n"
         n += 1
     for code in doc.query_selector_all("code"):
         if code.parent is None or _lexbor_has_ancestor(code, ("pre", "code")):
@@ -126,6 +132,31 @@ def markdown_blocks_lexbor(tree) -> int:
         _lexbor_replace_with_pre(tree, code, fenced(text, language(code.getattr("class") or "")))
         n += 1
     return n
+
+
+_FENCE_BLOCK = re.compile(r"^(`{3,4})[^\n]*\n[\s\S]*?\n\1[ \t]*$", re.M)
+_BULLET = re.compile(r"^[ \t]*[•◦▪‣·][ \t]+", re.M)
+_INDENT = re.compile(r"^[ \t]+", re.M)
+_BLANKS = re.compile(r"\n{3,}")
+
+
+def tidy_text(text: str) -> str:
+    """resiliparse's plain text as Markdown lines: outside fenced blocks, list bullets as ``- `` and no
+    indentation (an indented line would read as an indented code block), at most one blank line."""
+    if "\n" not in text:
+        return text
+
+    def tidy(part: str) -> str:
+        return _BLANKS.sub("\n\n", _INDENT.sub("", _BULLET.sub("- ", part)))
+
+    if "```" not in text:
+        return tidy(text)
+    out, last = [], 0
+    for m in _FENCE_BLOCK.finditer(text):
+        out += [tidy(text[last:m.start()]), m.group(0)]
+        last = m.end()
+    out.append(tidy(text[last:]))
+    return "".join(out)
 
 
 # ---------------------------------------------------------------------------
@@ -149,7 +180,7 @@ def _lxml_replace_with_pre(el, text: str) -> None:
     parent = el.getparent()
     if parent is None:
         return
-    pre = el.makeelement("pre", {})
+    pre = el.makeelement("pre", {_DONE: "1"})
     pre.text = text
     pre.tail = el.tail
     parent.replace(el, pre)
@@ -172,8 +203,10 @@ def markdown_blocks_lxml(tree) -> int:
     for pre in list(tree.iter("pre")):
         if pre.getparent() is None or any(a.tag == "pre" for a in pre.iterancestors()):
             continue
+        if pre.get(_DONE):
+            continue
         text = _lxml_text(pre)
-        if not text.strip() or text.startswith(("```", "| ")):
+        if not text.strip():
             continue
         code = next(pre.iter("code"), None)
         lang = language(pre.get("class") or "", (code.get("class") or "") if code is not None else "")
