@@ -49,6 +49,7 @@ from .mathhtml import (
     engine_loaded,
     rewrite_math,
     strip_marks,
+    wrap_environments,
 )
 from .warc import decode_html
 
@@ -209,7 +210,8 @@ def finish_text(text, title: str, kinds: set, engines=lambda: set()):
         found = engines()
         if found:
             text, n_bb = bbcode_to_delimiters(text)
-            has_delims = has_delims or n_bb > 0
+            text, n_env = wrap_environments(text)
+            has_delims = has_delims or n_bb > 0 or n_env > 0
         if has_delims:
             kinds.add("tex_delimiters")
             kinds |= found
@@ -223,6 +225,8 @@ def finish_text(text, title: str, kinds: set, engines=lambda: set()):
 
 
 def _extract(html: str, url: str, favor: str):
+    from .extractors.structure import markdown_blocks_lxml
+
     """The trafilatura extractor: lxml tree, maths rewritten in it, trafilatura on the tree."""
     from trafilatura.utils import load_html
 
@@ -230,6 +234,7 @@ def _extract(html: str, url: str, favor: str):
     if tree is None:
         return Skip("extract_empty", "no HTML tree")
     kinds = set(rewrite_math(tree, html))
+    markdown_blocks_lxml(tree)
     title = _title(tree)
     text = _trafilatura_text(tree, url, favor)
     return finish_text(text, title, kinds, lambda: engine_loaded(tree))

@@ -492,5 +492,25 @@ def _bbcode_sub(m):
     return f"{d}{tex}{d}"
 
 
+_DISPLAY_SPANS = re.compile(r"\$\$[\s\S]*?\$\$|\\\[[\s\S]*?\\\]|^(`{3,4})[^\n]*\n[\s\S]*?\n\1[ \t]*$", re.M)
+_BARE_ENV = re.compile(r"\\begin\{((?:equation|align|alignat|gather|multline|eqnarray|displaymath)\*?)\}"
+                       r"[\s\S]{0,8000}?\\end\{\1\}")
+
+
+def wrap_environments(text: str) -> tuple[str, int]:
+    """Display environments written bare in the text (``\\begin{equation}..\\end{equation}``, which
+    MathJax renders without delimiters) put between ``$$``; those already inside ``$$..$$``,
+    ``\\[..\\]`` or a fenced code block are left alone.  Returns (text, number wrapped)."""
+    if "\\begin{" not in text:
+        return text, 0
+    out, last, total = [], 0, 0
+    for m in _DISPLAY_SPANS.finditer(text):
+        part, n = _BARE_ENV.subn(lambda e: "$$" + e.group(0) + "$$", text[last:m.start()])
+        out += [part, m.group(0)]
+        last, total = m.end(), total + n
+    part, n = _BARE_ENV.subn(lambda e: "$$" + e.group(0) + "$$", text[last:])
+    return "".join(out) + part, total + n
+
+
 def strip_marks(text: str) -> str:
     return text.replace(MARK_OPEN, "").replace(MARK_CLOSE, "")

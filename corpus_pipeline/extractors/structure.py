@@ -181,7 +181,7 @@ def _lxml_replace_with_pre(el, text: str) -> None:
     if parent is None:
         return
     pre = el.makeelement("pre", {_DONE: "1"})
-    pre.text = text
+    pre.text = "\n" + text + "\n"
     pre.tail = el.tail
     parent.replace(el, pre)
 
@@ -212,7 +212,7 @@ def markdown_blocks_lxml(tree) -> int:
         lang = language(pre.get("class") or "", (code.get("class") or "") if code is not None else "")
         for child in list(pre):
             pre.remove(child)
-        pre.text = fenced(text, lang)
+        pre.text = "\n" + fenced(text, lang) + "\n"
         n += 1
     for code in list(tree.iter("code")):
         if code.getparent() is None or any(a.tag in ("pre", "code") for a in code.iterancestors()):
