@@ -33,6 +33,7 @@ pre-check: libxml2 stops nesting at depth 255 by itself.
 from __future__ import annotations
 
 import ctypes
+import re
 import signal
 import threading
 import time
@@ -54,6 +55,7 @@ from .mathhtml import (
 from .warc import decode_html
 
 MAX_HTML_CHARS = 20_000_000
+_SE_GROUP = re.compile(r"[ \t]*\$\\(?:begin|end)group\$[ \t]*\n?")
 FAVORS = ("default", "recall", "precision", "fast")   # fast: trafilatura without its fallback algorithms
 
 
@@ -215,6 +217,8 @@ def finish_text(text, title: str, kinds: set, engines=lambda: set()):
         if has_delims:
             kinds.add("tex_delimiters")
             kinds |= found
+    if "group$" in text:   # Stack Exchange's hidden $\begingroup$ / $\endgroup$ macros: no content
+        text = _SE_GROUP.sub("", text)
     # two inserted inline formulas side by side would read as one $$ delimiter: keep them apart
     text = text.replace("$" + MARK_CLOSE + MARK_OPEN + "$", "$ $")
     text = strip_marks(text)

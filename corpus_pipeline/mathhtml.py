@@ -459,8 +459,8 @@ def detect_text_delimiters(text: str) -> bool:
     return _TEXT_DELIMS.search(text) is not None
 
 
-# a fenced code block (``` or ```` fences, as extractors.structure writes them): kept whole by split
-_FENCE_SPLIT = re.compile(r"(^(`{3,4})[^\n]*\n[\s\S]*?\n\2[ \t]*$)", re.M)
+# a fenced code block (``` or ```` fences, as extractors.structure writes them) or `inline code`
+_FENCE_SPLIT = re.compile(r"^(`{3,4})[^\n]*\n[\s\S]*?\n\1[ \t]*$|(?<!`)`[^`\n]+`(?!`)", re.M)
 _BBCODE = re.compile(r"\[(i?tex|i?math|i?latex)\](.+?)\[/\1\]", re.S | re.I)
 
 
@@ -470,7 +470,7 @@ def bbcode_to_delimiters(text: str) -> tuple[str, int]:
     configuration renders these tags.  Returns (text, number replaced)."""
     if "[/" not in text:
         return text, 0
-    if "```" in text:   # BBCode shown inside a code block stays code
+    if "```" in text or "`[" in text:   # BBCode shown inside code (a block or `inline`) stays code
         out, total, last = [], 0, 0
         for m in _FENCE_SPLIT.finditer(text):
             part, n = bbcode_to_delimiters(text[last:m.start()])

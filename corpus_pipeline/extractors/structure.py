@@ -7,6 +7,7 @@ or spaces: the code's extent and the table's rows and columns are lost.  Before 
   becomes a ``<pre>`` holding a fenced block: ```` ```lang ```` (the language when the element
   or its ``<code>`` child names one in its class: ``language-python``, ``lang-js``,
   ``brush: cpp``, ``highlight-source-r``, ``sourceCode python``), the code's text, ```` ``` ````;
+- every other ``<code>`` (one line) is written `` `code` ``, as Markdown writes inline code;
 - every outermost data table (no nested table or ``<pre>``, 2+ cells, at most
   ``MAX_CELL_CHARS`` characters a cell: layout tables are left alone) becomes a ``<pre>`` holding
   a pipe table: its first row as the header, a ``|---|`` separator, one line a row; ``|``
@@ -128,6 +129,8 @@ def markdown_blocks_lexbor(tree) -> int:
             continue
         text = code.text
         if "\n" not in text.strip("\n") and code.query_selector("br") is None:
+            if text.strip() and "`" not in text:
+                code.text = "`" + text.strip() + "`"   # inline code, as Markdown writes it
             continue
         _lexbor_replace_with_pre(tree, code, fenced(text, language(code.getattr("class") or "")))
         n += 1
@@ -219,6 +222,10 @@ def markdown_blocks_lxml(tree) -> int:
             continue
         text = _lxml_text(code)
         if "\n" not in text.strip("\n"):
+            if text.strip() and "`" not in text:
+                for child in list(code):
+                    code.remove(child)
+                code.text = "`" + text.strip() + "`"   # inline code, as Markdown writes it
             continue
         _lxml_replace_with_pre(code, fenced(text, language(code.get("class") or "")))
         n += 1
