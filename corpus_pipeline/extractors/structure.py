@@ -165,17 +165,18 @@ def tidy_text(text: str) -> str:
 # ---------------------------------------------------------------------------
 # lxml
 
+_NO_TEXT = {"script", "style", "noscript", "template"}
+
+
 def _lxml_text(el) -> str:
-    parts = []
-    for node in el.iter():
-        if node.tag == "br":
-            parts.append("\n")
-        if node is not el and node.text and isinstance(node.tag, str):
-            parts.append(node.text)
-        elif node is el and node.text:
-            parts.append(node.text)
-        if node is not el and node.tail:
-            parts.append(node.tail)
+    """The text of ``el`` (``<br>`` as a newline; script and style text left out)."""
+    parts = [el.text or ""]
+    for child in el:
+        if isinstance(child.tag, str) and child.tag not in _NO_TEXT:
+            if child.tag == "br":
+                parts.append("\n")
+            parts.append(_lxml_text(child))
+        parts.append(child.tail or "")
     return "".join(parts)
 
 
