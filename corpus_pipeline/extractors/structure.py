@@ -190,10 +190,10 @@ def _lxml_replace_with_pre(el, text: str) -> None:
     parent.replace(el, pre)
 
 
-def markdown_blocks_lxml(tree) -> int:
+def markdown_blocks_lxml(tree, tables: bool = True, inline_code: bool = True) -> int:
     """Code blocks and data tables of an lxml tree rewritten as Markdown (in place)."""
     n = 0
-    for table in list(tree.iter("table")):
+    for table in list(tree.iter("table")) if tables else ():
         if table.getparent() is None or any(a.tag == "table" for a in table.iterancestors()):
             continue
         if next(table.iter("pre"), None) is not None or \
@@ -223,7 +223,7 @@ def markdown_blocks_lxml(tree) -> int:
             continue
         text = _lxml_text(code)
         if "\n" not in text.strip("\n"):
-            if text.strip() and "`" not in text:
+            if inline_code and text.strip() and "`" not in text:
                 for child in list(code):
                     code.remove(child)
                 code.text = "`" + text.strip() + "`"   # inline code, as Markdown writes it
