@@ -8,10 +8,10 @@ or spaces: the code's extent and the table's rows and columns are lost.  Before 
   or its ``<code>`` child names one in its class: ``language-python``, ``lang-js``,
   ``brush: cpp``, ``highlight-source-r``, ``sourceCode python``), the code's text, ```` ``` ````;
 - every other ``<code>`` (one line) is written `` `code` ``, as Markdown writes inline code;
-- every outermost data table (no nested table or ``<pre>``, 2+ cells, at most
-  ``MAX_CELL_CHARS`` characters a cell: layout tables are left alone) becomes a ``<pre>`` holding
-  a pipe table: its first row as the header, a ``|---|`` separator, one line a row; ``|``
-  inside a cell written ``\\|``, line breaks in a cell as spaces.
+- every data table (no table or ``<pre>`` inside it, 2+ cells, at most ``MAX_CELL_CHARS``
+  characters a cell: layout tables are left alone, a data table inside one is converted) becomes a
+  ``<pre>`` holding a pipe table: its first row as the header, a ``|---|`` separator, one line a
+  row; ``|`` inside a cell written ``\\|``, line breaks in a cell as spaces.
 
 :func:`markdown_blocks_html` does it on the HTML source (for resiliparse, before lexbor parses it),
 :func:`markdown_blocks_lxml` on an lxml tree (trafilatura's).
