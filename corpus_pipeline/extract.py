@@ -41,6 +41,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from . import extractors
+from .extractors.structure import markdown_blocks_lxml
 from .lang import detect_lang
 from .mathhtml import (
     MARK_CLOSE,
@@ -229,8 +230,6 @@ def finish_text(text, title: str, kinds: set, engines=lambda: set()):
 
 
 def _extract(html: str, url: str, favor: str):
-    from .extractors.structure import markdown_blocks_lxml
-
     """The trafilatura extractor: lxml tree, maths rewritten in it, trafilatura on the tree."""
     from trafilatura.utils import load_html
 

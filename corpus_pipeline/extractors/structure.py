@@ -18,6 +18,7 @@ or spaces: the code's extent and the table's rows and columns are lost.  Before 
 """
 from __future__ import annotations
 
+import html as htmllib
 import re
 
 MAX_CELL_CHARS = 400
@@ -107,7 +108,6 @@ def _html_text(fragment: str) -> str:
             fragment = _BR_RE.sub("\n", fragment)
         fragment = _TAG_RE.sub("", fragment)
     if "&" in fragment:
-        import html as htmllib
 
         fragment = htmllib.unescape(fragment)
     return fragment
@@ -119,7 +119,6 @@ def _class(attrs: str) -> str:
 
 
 def _pre_html(text: str) -> str:
-    import html as htmllib
 
     # the parser drops a newline right after <pre>: one more keeps the block on its own lines
     return f'<pre {_DONE}="1">\n\n{htmllib.escape(text, quote=False)}\n</pre>'
