@@ -47,6 +47,7 @@ EXTRACT_KEYS = ("ingest.max_page_bytes", "ingest.extract_timeout_s", "ingest.min
 NEAR_KEYS = ("dedup.near", "dedup.shingle_size", "dedup.bands", "dedup.rows", "dedup.minhash_seed",
              "dedup.verify_jaccard", "dedup.verify_with", "dedup.max_iterations_cc", "dedup.sub_buckets",
              "dedup.rescue_rounds")
+COUNTERS = "counters"   # a batch marker's config key: its counter totals, {reason: n}
 IN_FLIGHT = 2     # extraction batches submitted at once: one batch's last tasks overlap the next
 
 
@@ -74,6 +75,23 @@ class Extract(Stage):
 
     def schema_for(self, cfg):
         return sparkingest.staged(profile_of(cfg).markup_column)
+
+    def totals(self, ctx, batches: list[str]) -> dict:
+        """Every counter of the committed ``batches`` summed: from their markers (the totals observed
+        while each was written); a batch committed without them (an older version's) is read back."""
+        run, out, unrecorded = ctx.run, {}, []
+        for b in batches:
+            found = ((run.marker(b) or {}).get("config") or {}).get(COUNTERS)
+            if found is None:
+                unrecorded.append(b)
+                continue
+            for reason, n in found.items():
+                out[reason] = out.get(reason, 0) + int(n)
+        if unrecorded:
+            staged = sparkingest.read_batches(ctx.spark, [run.data(b) for b in unrecorded], self.schema_for(ctx.cfg))
+            for reason, n in sparkingest.counter_totals(staged).items():
+                out[reason] = out.get(reason, 0) + n
+        return out
 
     def load(self, ctx, location: str):
         m = ctx.run.marker(location) or {}
@@ -113,11 +131,16 @@ class Extract(Stage):
         def one(k: int, files: list[str]) -> str:
             path = fsmod.join(base, f"batch={first + k:05d}")
 
+            found: dict = {}
+
             def build(attempt: str) -> dict:
-                sparkingest.extract_to_staging(ctx.spark, files, cfg, attempt)
+                found.update(sparkingest.extract_to_staging(ctx.spark, files, cfg, attempt))
                 return {"files": list(files)}
 
-            run.stage(path, build, config={"batch": first + k}, settings=settings, log=log)
+            # the batch's counter totals (observed while writing) go in its marker's config: the
+            # stage's totals are summed from the markers, no job reads the counter rows back
+            run.stage(path, build, config=lambda: {"batch": first + k, COUNTERS: dict(found)},
+                      settings=settings, log=log)
             return path
 
         t0 = time.time()
@@ -128,8 +151,7 @@ class Extract(Stage):
         log(f"[ingest] extract: {len(todo)} file(s) in {time.time() - t0:.1f}s")
 
         order = sorted(set(self.progress(run).values()))
-        staged = sparkingest.read_batches(ctx.spark, [run.data(b) for b in order], self.schema_for(cfg))
-        stats, skips, langs = split_totals(sparkingest.counter_totals(staged))
+        stats, skips, langs = split_totals(self.totals(ctx, order))
         if stats["files_read"] == 0:
             run.fs.delete(base)
             raise NoInputError(f"ingest: none of the {len(refs)} input file(s) could be read "
