@@ -33,7 +33,8 @@ in its own venv, named by ``DATATROVE_PYTHON`` (``python -m venv /work/dtvenv &&
 /work/dtvenv/bin/pip install 'datatrove[processing,io]' lxml_html_clean spacy``); without it its
 rows are skipped with a message.  Each product row also prints its time beyond the session start
 (measured alone first) and the extraction tasks' CPU divided by the 2 cores.  ``BENCH_INGEST_WALL=0``
-skips part 2, ``BENCH_INGEST_RATES=0`` part 1; ``BENCH_INGEST_OLD=0`` skips the old-path row.
+skips part 2, ``BENCH_INGEST_RATES=0`` part 1; ``BENCH_INGEST_OLD=0`` skips the old-path row;
+``BENCH_INGEST_INPUTS=small`` runs part 2 on the small input only.
 """
 from __future__ import annotations
 
@@ -394,7 +395,8 @@ def whole_command() -> None:
               "'datatrove[processing,io]' lxml_html_clean spacy (e.g. /work/dtvenv/bin/python)")
     print(f"{'input':<34} {'path':<44} {'wall s':>7} {'pages':>6} {'datatrove / it':>14}")
     try:
-        for label, records, n_files in (("small", small, 4), ("larger", large, 16)):
+        which = os.environ.get("BENCH_INGEST_INPUTS", "small,larger").split(",")
+        for label, records, n_files in [x for x in (("small", small, 4), ("larger", large, 16)) if x[0] in which]:
             folder = tmp / label
             write_inputs(folder, records, n_files)
             name = f"{label}: {len(records)} records, {n_files} files"
