@@ -24,9 +24,17 @@ first 513 again under ``?copy=1`` URLs: 1,707 records in 4 WARC files (written
 by warcio, HTTP 200, the page's bytes); the larger input is those 1,707 four
 times over (``copy=0..3``): 6,828 records in 16 files.  Rows:
 ``corpus-pipeline ingest`` with the defaults, with the old path
-(``ingest.extractor=trafilatura``, ``ingest.warc_reader=warcio``), and datatrove
-WarcReader -> Trafilatura -> JsonlWriter with 2 workers.  ``BENCH_INGEST_WALL=0``
-skips part 2, ``BENCH_INGEST_RATES=0`` part 1; ``BENCH_INGEST_OLD=0`` skips the old-path row.
+(``ingest.extractor=trafilatura``, ``ingest.warc_reader=warcio``), and datatrove doing the same
+work: WarcReader -> Trafilatura(favour_precision, timeout 10) -> JsonlWriter -> MinhashDedupSignature,
+then MinhashDedupBuckets (14 tasks), MinhashDedupCluster (1 task) and JsonlReader ->
+MinhashDedupFilter -> JsonlWriter, 14 bands x 8 rows, 64-bit hashes, each stage a
+LocalPipelineExecutor with 2 workers (``BENCH_DT_MINHASH=0``: extraction only).  datatrove runs
+in its own venv, named by ``DATATROVE_PYTHON`` (``python -m venv /work/dtvenv &&
+/work/dtvenv/bin/pip install 'datatrove[processing,io]' lxml_html_clean spacy``); without it its
+rows are skipped with a message.  Each product row also prints its time beyond the session start
+(measured alone first) and the extraction tasks' CPU divided by the 2 cores.  ``BENCH_INGEST_WALL=0``
+skips part 2, ``BENCH_INGEST_RATES=0`` part 1; ``BENCH_INGEST_OLD=0`` skips the old-path row;
+``BENCH_INGEST_INPUTS=small`` runs part 2 on the small input only.
 """
 from __future__ import annotations
 
@@ -290,21 +298,48 @@ def write_inputs(folder: Path, records: list[tuple[str, bytes]], n_files: int) -
 
 
 _DT_WALL = """
-import sys, tempfile
+import glob, gzip, os, sys, tempfile
 from datatrove.executor import LocalPipelineExecutor
+from datatrove.pipeline.dedup.minhash import (MinhashConfig, MinhashDedupBuckets, MinhashDedupCluster,
+                                              MinhashDedupFilter, MinhashDedupSignature)
 from datatrove.pipeline.extractors import Trafilatura
-from datatrove.pipeline.readers import WarcReader
+from datatrove.pipeline.readers import JsonlReader, WarcReader
 from datatrove.pipeline.writers import JsonlWriter
+from datatrove.utils.hashing import HashConfig
 
 if __name__ == "__main__":   # its workers are spawned processes: a script file with a main guard
-    n = int(sys.argv[3])
-    ex = LocalPipelineExecutor(pipeline=[WarcReader(sys.argv[1], glob_pattern="*.warc.gz"), Trafilatura(),
-                                         JsonlWriter(sys.argv[2])],
-                               tasks=n, workers=2, logging_dir=tempfile.mkdtemp(prefix="bench_dt_"))
-    stats = ex.run()
+    src, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    logs = tempfile.mkdtemp(prefix="bench_dt_")
+    cfg = MinhashConfig(hash_config=HashConfig(precision=64), num_buckets=14, hashes_per_bucket=8)
+    run = lambda name, pipeline, tasks: LocalPipelineExecutor(pipeline=pipeline, tasks=tasks, workers=2,
+                                                              logging_dir=os.path.join(logs, name)).run()
+    stats = run("extract", [WarcReader(src, glob_pattern="*.warc.gz"),
+                            Trafilatura(favour_precision=True, timeout=10.0),
+                            JsonlWriter(os.path.join(out, "extracted")),
+                            MinhashDedupSignature(output_folder=os.path.join(out, "sigs"), config=cfg)], n)
     extractor = [s for s in stats.stats if "Trafilatura" in s.name][0]
-    print("DOCS", int(extractor.time_stats.n))
+    print("DOCS", int(extractor.time_stats.n), flush=True)
+    if os.environ.get("BENCH_DT_MINHASH", "1") != "0":
+        run("buckets", [MinhashDedupBuckets(input_folder=os.path.join(out, "sigs"),
+                                            output_folder=os.path.join(out, "buckets"), config=cfg)], 14)
+        run("clusters", [MinhashDedupCluster(input_folder=os.path.join(out, "buckets"),
+                                             output_folder=os.path.join(out, "remove_ids"), config=cfg)], 1)
+        stats = run("filter", [JsonlReader(os.path.join(out, "extracted")),
+                               MinhashDedupFilter(input_folder=os.path.join(out, "remove_ids")),
+                               JsonlWriter(os.path.join(out, "deduplicated"))], n)
+        kept = sum(1 for f in glob.glob(os.path.join(out, "deduplicated", "*.jsonl*"))
+                   for _ in (gzip.open(f, "rt") if f.endswith(".gz") else open(f)))
+        print("KEPT", kept, flush=True)
 """
+
+
+CORES = 2
+
+
+def _dt_python():
+    """The interpreter of datatrove's own venv: ``DATATROVE_PYTHON`` (None: the rows are skipped)."""
+    p = os.environ.get("DATATROVE_PYTHON")
+    return p if p and os.path.exists(p) else None
 
 
 def _product(folder: str, run: str, sets: list[str]) -> tuple[float, dict, str]:
@@ -351,12 +386,17 @@ def whole_command() -> None:
     small = pages + [(_copy_url(u, 1), b) for u, b in pages[:SMALL_EXTRA]]
     large = [(_copy_url(u, k), b) for k in range(4) for u, b in small]
     tmp = Path(tempfile.mkdtemp(prefix="bench_ingest_wall_"))
-    dt_python = os.environ.get("DATATROVE_PYTHON")
+    dt_python = _dt_python()
+    start_s = _spark_start_s()
     print(f"\npart 2: whole-command wall time, 2 cores; Spark session start + first job alone: "
-          f"{_spark_start_s():.1f} s", flush=True)
+          f"{start_s:.1f} s", flush=True)
+    if not dt_python:
+        print("datatrove rows skipped: set DATATROVE_PYTHON to the python of a venv with "
+              "'datatrove[processing,io]' lxml_html_clean spacy (e.g. /work/dtvenv/bin/python)")
     print(f"{'input':<34} {'path':<44} {'wall s':>7} {'pages':>6} {'datatrove / it':>14}")
     try:
-        for label, records, n_files in (("small", small, 4), ("larger", large, 16)):
+        which = os.environ.get("BENCH_INGEST_INPUTS", "small,larger").split(",")
+        for label, records, n_files in [x for x in (("small", small, 4), ("larger", large, 16)) if x[0] in which]:
             folder = tmp / label
             write_inputs(folder, records, n_files)
             name = f"{label}: {len(records)} records, {n_files} files"
@@ -374,8 +414,11 @@ def whole_command() -> None:
                     print(f"{name:<34} {'datatrove: failed':<44} {err}")
                     dt_wall = None
                 else:
-                    print(f"{name:<34} {'datatrove 0.10 WarcReader->Trafilatura, 2 w.':<44} {dt_wall:7.1f} "
-                          f"{docs:>6} {1.0:14.2f}", flush=True)
+                    kept = next((ln.split()[1] for ln in p.stdout.splitlines() if ln.startswith("KEPT")), docs)
+                    what = ("datatrove: Trafilatura + MinHash 14x8, 2 w." if os.environ.get("BENCH_DT_MINHASH", "1")
+                            != "0" else "datatrove 0.10 WarcReader->Trafilatura, 2 w.")
+                    print(f"{name:<34} {what:<44} {dt_wall:7.1f} {kept:>6} {1.0:14.2f}   (extracted {docs})",
+                          flush=True)
             else:
                 print(f"{name:<34} datatrove: DATATROVE_PYTHON not set, skipped")
             paths = [("corpus-pipeline ingest (defaults)", [])]
@@ -389,8 +432,9 @@ def whole_command() -> None:
                     continue
                 ratio = f"{dt_wall / wall:14.2f}" if dt_wall else f"{'-':>14}"
                 cpu_s = counts.get("cpu_ms", 0) / 1000
+                beyond = wall - start_s - cpu_s / CORES
                 print(f"{name:<34} {pname:<44} {wall:7.1f} {counts.get('pages', 0):>6} {ratio}   "
-                      f"(task CPU {cpu_s:.0f} s; languages {dict(list(counts.get('languages', {}).items())[:4])})",
+                      f"(task CPU {cpu_s:.1f} s; beyond session start and task CPU / {CORES} cores: {beyond:.1f} s)",
                       flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -47,6 +47,7 @@ EXTRACT_KEYS = ("ingest.max_page_bytes", "ingest.extract_timeout_s", "ingest.min
 NEAR_KEYS = ("dedup.near", "dedup.shingle_size", "dedup.bands", "dedup.rows", "dedup.minhash_seed",
              "dedup.verify_jaccard", "dedup.verify_with", "dedup.max_iterations_cc", "dedup.sub_buckets",
              "dedup.rescue_rounds")
+COUNTERS = "counters"   # a batch marker's config key: its counter totals, {reason: n}
 IN_FLIGHT = 2     # extraction batches submitted at once: one batch's last tasks overlap the next
 
 
@@ -74,6 +75,23 @@ class Extract(Stage):
 
     def schema_for(self, cfg):
         return sparkingest.staged(profile_of(cfg).markup_column)
+
+    def totals(self, ctx, batches: list[str]) -> dict:
+        """Every counter of the committed ``batches`` summed: from their markers (the totals observed
+        while each was written); a batch committed without them (an older version's) is read back."""
+        run, out, unrecorded = ctx.run, {}, []
+        for b in batches:
+            found = ((run.marker(b) or {}).get("config") or {}).get(COUNTERS)
+            if found is None:
+                unrecorded.append(b)
+                continue
+            for reason, n in found.items():
+                out[reason] = out.get(reason, 0) + int(n)
+        if unrecorded:
+            staged = sparkingest.read_batches(ctx.spark, [run.data(b) for b in unrecorded], self.schema_for(ctx.cfg))
+            for reason, n in sparkingest.counter_totals(staged).items():
+                out[reason] = out.get(reason, 0) + n
+        return out
 
     def load(self, ctx, location: str):
         m = ctx.run.marker(location) or {}
@@ -113,11 +131,16 @@ class Extract(Stage):
         def one(k: int, files: list[str]) -> str:
             path = fsmod.join(base, f"batch={first + k:05d}")
 
+            found: dict = {}
+
             def build(attempt: str) -> dict:
-                sparkingest.extract_to_staging(ctx.spark, files, cfg, attempt)
+                found.update(sparkingest.extract_to_staging(ctx.spark, files, cfg, attempt))
                 return {"files": list(files)}
 
-            run.stage(path, build, config={"batch": first + k}, settings=settings, log=log)
+            # the batch's counter totals (observed while writing) go in its marker's config: the
+            # stage's totals are summed from the markers, no job reads the counter rows back
+            run.stage(path, build, config=lambda: {"batch": first + k, COUNTERS: dict(found)},
+                      settings=settings, log=log)
             return path
 
         t0 = time.time()
@@ -128,12 +151,12 @@ class Extract(Stage):
         log(f"[ingest] extract: {len(todo)} file(s) in {time.time() - t0:.1f}s")
 
         order = sorted(set(self.progress(run).values()))
-        staged = sparkingest.read_batches(ctx.spark, [run.data(b) for b in order], self.schema_for(cfg))
-        stats, skips, langs = split_totals(sparkingest.counter_totals(staged))
+        stats, skips, langs = split_totals(self.totals(ctx, order))
         if stats["files_read"] == 0 or stats["pages_extracted"] == 0:
             # nothing to go on (exit 2, one line): no file gave a record, or no record a page
             if stats["files_read"] == 0:
                 per_file = {r: {} for r in refs}
+                staged = sparkingest.read_batches(ctx.spark, [run.data(b) for b in order], self.schema_for(cfg))
                 rows = sparkingest.skip_rows(staged, STAT_KEYS, LANG_PREFIX).limit(20 * SHOWN_FILES + 1000)
                 for row in rows.collect():
                     per_file.setdefault(row["source"], {})[row["reason"]] = int(row["count"])

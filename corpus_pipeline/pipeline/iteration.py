@@ -219,6 +219,9 @@ class Prepared(TableStage):
     def count(self, ctx, df) -> dict:
         return {"pages": df.count(), "empty_lines": df.where("line = ''").count()}
 
+    def observed(self, ctx):
+        return {"pages": "count(1)", "empty_lines": "count_if(line = '')"}
+
 
 class Scores(TableStage):
     name, path, scope = "scores", "{iter}/scores", ITERATION
@@ -233,6 +236,12 @@ class Scores(TableStage):
 
     def count(self, ctx, df) -> dict:
         return {"pages_scored": df.count(), "histogram": sparkiteration.score_histogram(df)}
+
+    def observed(self, ctx):
+        return {"pages_scored": "count(1)", **sparkiteration.histogram_aggregates()}
+
+    def from_observed(self, values: dict) -> dict:
+        return {"pages_scored": values["pages_scored"], "histogram": sparkiteration.histogram_of(values)}
 
 
 class Collected(TableStage):
@@ -344,6 +353,9 @@ class Prefixes(TableStage):
 
     def count(self, ctx, df) -> dict:
         return {"prefixes": df.count()}
+
+    def observed(self, ctx):
+        return {"prefixes": "count(1)"}
 
 
 class Annotations(Stage):

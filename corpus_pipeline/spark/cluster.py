@@ -72,10 +72,11 @@ def _tail(path: str, n: int = 30) -> str:
 
 
 class LocalCluster:
-    """One master + one worker bound to 127.0.0.1; a context manager."""
+    """One master + ``workers`` workers (one by default) bound to 127.0.0.1; a context manager."""
 
     def __init__(self, cores: int = 2, memory: str = "4g", work_dir: Optional[str] = None,
-                 timeout_s: float = 90.0, env: Optional[dict] = None):
+                 timeout_s: float = 90.0, env: Optional[dict] = None, workers: int = 1):
+        self.workers = max(1, int(workers))     # worker daemons, each with ``cores`` cores and ``memory``
         self.cores = cores
         self.memory = memory
         self.timeout_s = timeout_s
@@ -154,13 +155,15 @@ class LocalCluster:
             self._wait("master", lambda: self.state() is not None, master, self.master_log, deadline)
             self.timings["master_start_s"] = time.monotonic() - t0
             t1 = time.monotonic()
-            worker_dir = os.path.join(self.work_dir, "worker")
-            os.makedirs(worker_dir, exist_ok=True)
-            worker = self._spawn([WORKER_CLASS, "--host", "127.0.0.1", "--port", str(self.worker_port),
-                                  "--webui-port", str(self.worker_webui_port), "--cores", str(self.cores),
-                                  "--memory", self.memory, "--work-dir", worker_dir, self.master_url],
-                                 self.worker_log)
-            self._wait("worker registration", lambda: self.alive_workers() >= 1, worker, self.worker_log, deadline)
+            for n in range(self.workers):
+                worker_dir = os.path.join(self.work_dir, "worker" if not n else f"worker{n}")
+                os.makedirs(worker_dir, exist_ok=True)
+                port, ui = (self.worker_port, self.worker_webui_port) if not n else (free_port(), free_port())
+                log = self.worker_log if not n else os.path.join(self.work_dir, f"worker{n}.log")
+                worker = self._spawn([WORKER_CLASS, "--host", "127.0.0.1", "--port", str(port),
+                                      "--webui-port", str(ui), "--cores", str(self.cores),
+                                      "--memory", self.memory, "--work-dir", worker_dir, self.master_url], log)
+                self._wait("worker registration", lambda n=n: self.alive_workers() >= n + 1, worker, log, deadline)
             self.timings["worker_register_s"] = time.monotonic() - t1
         except BaseException:
             self.stop()
@@ -193,6 +196,33 @@ class LocalCluster:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+    @staticmethod
+    def executor_pids(app_id: Optional[str] = None) -> dict[str, int]:
+        """Executor id -> pid of the executor JVMs the workers launched (``CoarseGrainedExecutorBackend``
+        processes, read from /proc; Linux), of application ``app_id`` (default: any)."""
+        out = {}
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            try:
+                with open(f"/proc/{d}/cmdline", "rb") as f:
+                    args = f.read().decode("utf-8", "replace").split("\0")
+            except OSError:
+                continue
+            if "org.apache.spark.executor.CoarseGrainedExecutorBackend" not in args:
+                continue
+            if app_id is not None and app_id not in args:
+                continue
+            if "--executor-id" in args:
+                out[args[args.index("--executor-id") + 1]] = int(d)
+        return out
+
+    def kill_executor(self, executor_id: str, app_id: Optional[str] = None) -> int:
+        """SIGKILL one executor's JVM (its Python workers die with it); the pid killed."""
+        pid = self.executor_pids(app_id)[executor_id]
+        os.kill(pid, signal.SIGKILL)
+        return pid
 
     def submit_env(self) -> dict:
         """Environment for a ``spark-submit`` to this cluster from this machine."""

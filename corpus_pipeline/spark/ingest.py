@@ -55,13 +55,32 @@ def _chunks(refs: list[str], n: int) -> list[list[str]]:
     return [refs[i:i + n] for i in range(0, len(refs), n)]
 
 
-def extract_to_staging(spark, refs: list[str], cfg: Config, path: str) -> None:
-    """Run process_source over every file (one task per group) and write the staging table."""
+def extract_to_staging(spark, refs: list[str], cfg: Config, path: str) -> dict:
+    """Run process_source over every file (one task per group) and write the staging table; the
+    counters of what was written, summed per reason.
+
+    The totals are an observed metric of the write's own job (every counter row collected as it is
+    written), not a second job reading the table back; the write is the job's result stage, whose
+    metrics Spark takes once per partition from the successful attempt, so a retried task does
+    not count twice (the rows it wrote are the committed ones)."""
+    from pyspark.sql import Observation
+
     groups = _chunks(refs, cfg.ingest.files_per_task)
     # one partition (one task) per group, as parallelize(groups, len(groups)) cut them
     df = local_rows(spark, groups, staged(profile_of(cfg).markup_column), len(groups),
                     fn=_task(cfg))
-    write_table(df, path)
+    obs = Observation("extract_counters")
+    counter = F.when(F.col("kind") == "count", F.struct(F.col("c_reason").alias("r"), F.col("c_count").alias("n")))
+    write_table(df.observe(obs, F.collect_list(counter).alias("c")), path)
+    return sum_counters((r["r"], r["n"]) for r in (obs.get.get("c") or []))
+
+
+def sum_counters(pairs) -> dict:
+    """``{reason: total}`` of (reason, count) pairs."""
+    out: dict = {}
+    for reason, n in pairs:
+        out[reason] = out.get(reason, 0) + int(n or 0)
+    return out
 
 
 def url_dedup(pages):

@@ -41,6 +41,20 @@ def write_counted(df, path: str, ddl: Optional[str] = None, partitions: Optional
     return int(obs.get.get("n", 0))
 
 
+def write_observed(df, path: str, ddl: Optional[str], aggregates: dict) -> dict:
+    """:func:`write_table`, returning ``{name: value}`` of the SQL aggregate expressions ``aggregates``
+    (``{"rows": "count(1)", "empty": "count_if(line = '')"}``) over the rows written, observed by the
+    write's own job (its result stage: a retried task's rows are counted once)."""
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as F
+
+    obs = Observation("written")
+    cols = [F.expr(e).alias(n) for n, e in aggregates.items()]
+    write_table(df.observe(obs, *cols), path, ddl)
+    got = obs.get
+    return {n: (int(got[n]) if got.get(n) is not None else 0) for n in aggregates}
+
+
 def rows_to_df(spark, rows: Iterable[tuple], ddl: str, num_slices: Optional[int] = None):
     """A DataFrame from driver-side rows (small tables only: worksheets, domains, seeds), in
     ``num_slices`` partitions (default 1) cut as ``parallelize`` cuts them (:func:`.arrow.local_rows`)."""

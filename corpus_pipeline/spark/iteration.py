@@ -112,6 +112,15 @@ def score_histogram(scores_df, bins: int = 20) -> list[int]:
     return [counts.get(i, 0) for i in range(bins)]
 
 
+def histogram_aggregates(bins: int = 20) -> dict:
+    """:func:`score_histogram` as SQL aggregates (``h0`` .. ``h19``), for a write's observed metrics."""
+    return {f"h{i}": f"count_if(cast(least(floor(score * {bins}), {bins - 1}) as int) = {i})" for i in range(bins)}
+
+
+def histogram_of(values: dict, bins: int = 20) -> list[int]:
+    return [int(values.get(f"h{i}", 0)) for i in range(bins)]
+
+
 def labels_df(spark, labels: list[tuple[str, str]]):
     n = max(1, min(64, len(labels) // 50000 + 1))
     return rows_to_df(spark, labels, "url STRING, label STRING", num_slices=n)

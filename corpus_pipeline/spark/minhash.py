@@ -260,8 +260,9 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
             .select(*columns(DUPLICATES)))
     dups = materialize(dups, reliable=True)   # the returned tables read from the checkpoint
     _unpersist(cand, cand_ctx, sh, edges)
-    n_removed = dups.count()
-    clusters = dups.select("kept_page_id").distinct().count()   # every cluster has a removed page
+    # every cluster has a removed page: both counts from one aggregate
+    tot = dups.agg(F.count(F.lit(1)).alias("n"), F.countDistinct("kept_page_id").alias("c")).collect()[0]
+    n_removed, clusters = int(tot["n"]), int(tot["c"])
     lap("survivors")
 
     kept = pages_df.join(dups.select("page_id").hint("shuffle_hash"), "page_id", "left_anti") \
