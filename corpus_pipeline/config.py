@@ -278,11 +278,15 @@ class DecontamConfig:
     mode: Literal["remove", "flag"] = opt(
         "remove", "`flag`: write the same contamination rows (`segment_flagged`, `page_flagged`), keep every "
                   "page and line")
-    min_words: int = opt(
-        4, "a matched span is evidence only with this many words (numbers, single letters and TeX/formula "
-           "notation are not words)")
-    min_span: int = opt(13, "a matched span is evidence only with this many tokens (and `min_words` words), unless it is "
-                "the item's whole question")
+    min_specific: int = opt(
+        8, "a matched span is evidence only when this many of its tokens lie in a specific 4-gram: one found in "
+           "fewer than `generic_items` benchmark questions, with 3 distinct tokens (formula tokens count like "
+           "words; a counting sequence, generic matrix or stock phrase does not)")
+    min_span: int = opt(13, "a matched span is evidence only with this many tokens (and `min_specific` specific "
+                            "ones), unless it is the item's whole question")
+    generic_items: int = opt(
+        3, "a 4-gram found in this many distinct benchmark questions is generic (notation, identities, stock "
+           "phrasing): it makes no span or short question specific; 0: every 4-gram is specific")
     min_coverage: float = opt(
         0.85, "a span inside a question only is evidence when the page around it holds this share of the "
               "question (numbers and single letters as wildcards); 0: off, every span is evidence")
@@ -290,7 +294,9 @@ class DecontamConfig:
     max_stock: float = opt(
         0.4, "a span inside a question only is also evidence when under this share of its words is the "
              "benchmarks' stock phrasing (word 4-grams in 3 or more benchmark questions)")
-    short_min_words: int = opt(3, "a short question is used only with this many words")
+    short_specific: float = opt(
+        0.5, "a whole question under `min_span` tokens is looked up only when this share of its tokens lies in a "
+             "specific 4-gram (a question under 4 tokens: this share of words); the others are generic, left out")
     max_items: int = opt(1, "a gram in more distinct benchmark questions than this is common and never matches")
     max_pages: int = opt(
         0, "a gram found on more pages of the corpus than this is common too (NeMo Curator's `max_matches`; "
@@ -413,6 +419,15 @@ def _section_types(cls) -> dict:
     return typing.get_type_hints(cls)
 
 
+# keys of earlier releases, refused with what replaced them
+RETIRED = {
+    "decontam.min_words": "use decontam.min_specific (tokens of a span in a specific 4-gram: formula counts, "
+                          "generic notation and stock phrasing do not)",
+    "decontam.short_min_words": "use decontam.short_specific (share of a short question's tokens in a specific "
+                                "4-gram)",
+}
+
+
 def _apply(cfg: Config, data: dict, where: str) -> None:
     sections = _section_types(Config)
     for sname, svalues in data.items():
@@ -423,6 +438,8 @@ def _apply(cfg: Config, data: dict, where: str) -> None:
         section = getattr(cfg, sname)
         hints = _section_types(type(section))
         for key, value in svalues.items():
+            if f"{sname}.{key}" in RETIRED:
+                raise ConfigError(f"{where}: {sname}.{key} is retired: {RETIRED[f'{sname}.{key}']}")
             if key not in hints:
                 raise ConfigError(f"{where}: unknown key {sname}.{key} (known: {', '.join(hints)})")
             setattr(section, key, _type_check(value, hints[key], f"{sname}.{key}"))
@@ -510,9 +527,9 @@ def _check_ranges(cfg: Config) -> None:
     need(1 <= cfg.decontam.short_min_grams < cfg.decontam.ngram, "decontam.short_min_grams",
          "must be >= 1 and below decontam.ngram")
     need(cfg.decontam.min_chars_after >= 0, "decontam.min_chars_after", "must be >= 0")
-    need(0 <= cfg.decontam.min_words <= cfg.decontam.ngram, "decontam.min_words", "must be between 0 and decontam.ngram")
-    need(0 <= cfg.decontam.short_min_words < cfg.decontam.ngram, "decontam.short_min_words",
-         "must be >= 0 and below decontam.ngram")
+    need(cfg.decontam.min_specific >= 0, "decontam.min_specific", "must be >= 0 (0: every span is evidence)")
+    need(cfg.decontam.generic_items >= 0, "decontam.generic_items", "must be >= 0 (0: no 4-gram is generic)")
+    need(0 <= cfg.decontam.short_specific <= 1, "decontam.short_specific", "must be between 0 and 1")
     need(cfg.decontam.max_items >= 0, "decontam.max_items", "must be >= 0 (0: no commonness rule)")
     need(0 <= cfg.decontam.min_coverage <= 1, "decontam.min_coverage", "must be between 0 and 1 (0: no question rule: every span is evidence)")
     need(cfg.decontam.long_words >= 0, "decontam.long_words", "must be >= 0 (0: no length rule; coverage and stock phrasing still apply)")
