@@ -301,6 +301,10 @@ class DecontamConfig:
     max_pages: int = opt(
         0, "a gram found on more pages of the corpus than this is common too (NeMo Curator's `max_matches`; "
            "0: off)")
+    canaries: int = opt(
+        100, "`RUN/final/canaries`: per item kind, this many copies of corpus pages with one benchmark item "
+             "planted, run through the same rules (the caught share per kind, with its 95% interval; the "
+             "corpus is not touched); 0: off")
 
 
 @dataclass
@@ -530,6 +534,7 @@ def _check_ranges(cfg: Config) -> None:
     need(cfg.decontam.min_specific >= 0, "decontam.min_specific", "must be >= 0 (0: every span is evidence)")
     need(cfg.decontam.generic_items >= 0, "decontam.generic_items", "must be >= 0 (0: no 4-gram is generic)")
     need(0 <= cfg.decontam.short_specific <= 1, "decontam.short_specific", "must be between 0 and 1")
+    need(cfg.decontam.canaries >= 0, "decontam.canaries", "must be >= 0 (0: no canaries)")
     need(cfg.decontam.max_items >= 0, "decontam.max_items", "must be >= 0 (0: no commonness rule)")
     need(0 <= cfg.decontam.min_coverage <= 1, "decontam.min_coverage", "must be between 0 and 1 (0: no question rule: every span is evidence)")
     need(cfg.decontam.long_words >= 0, "decontam.long_words", "must be >= 0 (0: no length rule; coverage and stock phrasing still apply)")

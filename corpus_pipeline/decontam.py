@@ -1101,4 +1101,6 @@ def decontaminate_pages(pages: Iterable[dict], index: GramIndex, cfg, id_field: 
             q = dict(p)
             q["text"] = r.text
             out.append(q)
-    return out, rows, tally(n, stats, rows)
+    counts = tally(n, stats, rows)
+    counts["short_items"] = index.stats.get("short_by_benchmark", {})
+    return out, rows, counts
