@@ -647,3 +647,50 @@ def test_flag_mode_keeps_every_page_and_line_and_writes_the_same_rows(planted, h
     assert c_f["segments_flagged"] == c_r["segments_removed"]
     to_flag = {D.SEGMENT_REMOVED: D.SEGMENT_FLAGGED, D.PAGE_REMOVED: D.PAGE_FLAGGED}
     assert rows_f == [r[:3] + (to_flag[r[3]],) + r[4:] for r in rows_r]
+
+
+def test_retired_keys_name_their_replacement(tmp_path):
+    """decontam.min_words and short_min_words (the word count) are refused, naming what replaced them."""
+    from corpus_pipeline.config import ConfigError, load_config
+
+    for key, new in (("min_words", "decontam.min_specific"), ("short_min_words", "decontam.short_specific")):
+        with pytest.raises(ConfigError) as e:
+            load_config(None, [f"decontam.{key}=4"])
+        assert f"decontam.{key} is retired" in str(e.value) and new in str(e.value)
+        f = tmp_path / f"{key}.toml"
+        f.write_text(f"[decontam]\n{key} = 3\n")
+        with pytest.raises(ConfigError) as e:
+            load_config(f)
+        assert new in str(e.value) and str(f) in str(e.value)
+
+
+def test_contamination_of_the_last_release_is_refused_unless_recomputed():
+    """A run folder whose final/contamination the last release's rules found (its marker records
+    decontam.min_words and no rules release) is refused naming those settings; with --recompute the
+    final stages are stale (rebuilt), and a marker of this release is not."""
+    from types import SimpleNamespace
+
+    from corpus_pipeline.config import Config
+    from corpus_pipeline.errors import UsageError
+    from corpus_pipeline.pipeline import final as F
+
+    cfg = Config()
+
+    def ctx(recompute: bool):
+        return SimpleNamespace(cfg=cfg, inputs=SimpleNamespace(benchmarks="/b", recompute=recompute),
+                               run=SimpleNamespace(uri="/runs/r1"), last_iteration=2, memo={})
+
+    now = F._record(ctx(False))
+    old_section = {k: v for k, v in now["decontam"].items()
+                   if k not in ("min_specific", "generic_items", "short_specific", "canaries")}
+    old = {"config": {"last_iteration": 2, "benchmarks": "/b",
+                      "decontam": dict(old_section, min_words=4, short_min_words=3)}}
+    stage = F.Contamination()
+    with pytest.raises(UsageError) as e:
+        stage.stale(ctx(False), old)
+    msg = str(e.value)
+    assert "decontam.min_words" in msg and "decontam.short_min_words" in msg and "--recompute" in msg
+    assert "final/contamination" in msg and "nothing before them" in msg
+    assert stage.stale(ctx(True), old) is True
+    assert F.Corpus().stale(ctx(False), old) is True and F.Canaries().stale(ctx(False), old) is True
+    assert stage.stale(ctx(False), {"config": json.loads(json.dumps(now))}) is False
