@@ -156,6 +156,8 @@ def normalize_tex(text: str) -> str:
 
 def tokens(text: str) -> list[str]:
     """The normalized grams of ``text`` (TeX variants mapped to one form, a command without its backslash)."""
+    if not text or "\\" not in text:
+        return _tokens(_TOKEN_RE, text)
     return [t[1:] if t[0] == "\\" else t for t in _tokens(_TOKEN_BS_RE, text)]
 
 
@@ -501,15 +503,17 @@ def informative(tok: str) -> bool:
 
 
 _V_HASH = None
+_LETTER_HASHES = None
 
 
 def shape_hashes(toks: list, th: np.ndarray) -> np.ndarray:
     """Token hashes with every single Latin letter as one variable ``v``: which letter names a variable
     does not make a formula specific (``sin x y`` is ``sin a b``); numbers are kept, they are the data."""
-    global _V_HASH
+    global _V_HASH, _LETTER_HASHES
     if _V_HASH is None:
         _V_HASH = np.uint64(blake64("\x00v"))
-    single = np.fromiter((len(t) == 1 and t.isascii() and t.isalpha() for t in toks), dtype=bool, count=len(toks))
+        _LETTER_HASHES = np.sort(np.array([blake64(c) for c in "abcdefghijklmnopqrstuvwxyz"], dtype=np.uint64))
+    single = _in_sorted(th, _LETTER_HASHES) if len(th) else np.zeros(0, dtype=bool)
     return np.where(single, _V_HASH, th) if single.any() else th
 
 
