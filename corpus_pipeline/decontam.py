@@ -517,6 +517,15 @@ def shape_hashes(toks: list, th: np.ndarray) -> np.ndarray:
     return np.where(single, _V_HASH, th) if single.any() else th
 
 
+def shape_grams(sh: np.ndarray) -> np.ndarray:
+    """Hashes of the ``SPEC_GRAM``-grams of shape hashes: the polynomial alone (set membership only,
+    no finaliser: a third of the cost of :func:`gram_hashes`)."""
+    if len(sh) < SPEC_GRAM:
+        return np.empty(0, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        return ((sh[:-3] * _P + sh[1:-2]) * _P + sh[2:-1]) * _P + sh[3:]
+
+
 def _in_sorted(q: np.ndarray, sorted_h: np.ndarray) -> np.ndarray:
     """Bool per entry of ``q``: found in the sorted array ``sorted_h`` (a few lookups, no sort of it)."""
     pos = np.minimum(np.searchsorted(sorted_h, q), len(sorted_h) - 1)
@@ -550,7 +559,7 @@ def _specific_grams(toks: list, th: np.ndarray, generic: Optional[np.ndarray]) -
     csum = np.concatenate([[0], np.cumsum(info)])
     ok = (distinct >= 3) & (csum[k:] - csum[:-k] > 0)
     if generic is not None and len(generic) and ok.any():
-        ok &= ~_in_sorted(gram_hashes(shape_hashes(toks, th), [k])[k], generic)
+        ok &= ~_in_sorted(shape_grams(shape_hashes(toks, th)), generic)
     for i in np.nonzero(ok)[0]:
         if _progression(toks[i:i + k]):
             ok[i] = False
@@ -620,9 +629,9 @@ def build_index(benchmarks: Benchmarks, cfg) -> GramIndex:
             if len(th) >= n:
                 item_grams.append(gram_hashes(th, [n])[n])
             if len(th) >= SPEC_GRAM and generic_items:
-                item_spec.append(gram_hashes(shape_hashes(tt, th), [SPEC_GRAM])[SPEC_GRAM])
-        if item_spec and generic_items:
-            g = np.unique(np.concatenate(item_spec))
+                item_spec.append(shape_grams(shape_hashes(tt, th)))
+        if item_spec and generic_items:           # (h, question) pairs are made distinct in _common
+            g = np.concatenate(item_spec)
             spec_h.append(g)
             spec_q.append(np.full(len(g), qkey, dtype=np.uint64))
         if item_grams:

@@ -54,6 +54,17 @@ def test_final_corpus_has_provenance_and_planted_items_are_removed(finished):
     s = json.loads((run / "report" / "summary.json").read_text())
     assert s["final"]["pages_removed_by_decontamination"] is not None
     assert s["final"]["segments_removed"] + s["final"]["pages_removed_by_decontamination"] >= 1
+    # the canaries: copies of corpus pages with a planted benchmark item, the kinds its benchmark has
+    # (GSM8K: problems and solutions), committed apart; the corpus above holds no planted copy
+    can = s["decontamination_canaries"]
+    assert "not recall" in can["measures"] and can["per_kind"] == 100
+    assert {"problem", "problem_tex", "solution", "solution_tex", "solution_wrapped"} <= set(can["kinds"])
+    for kind, v in can["kinds"].items():
+        assert v["n"] == 100 and v["low95"] <= v["share"] <= v["high95"]
+        assert v["share"] >= 0.9, (kind, v)
+    canary_rows = pq.read_table(committed_data(str(run / "final" / "canaries"))).to_pylist()
+    assert len(canary_rows) == can["rows"] and {r["page_id"] for r in canary_rows} <= {r["page_id"] for r in rows}
+    assert isinstance(s["decontamination"]["short_items"], dict)    # per benchmark: used / left out as generic
 
 
 def test_report_html_shows_every_section_readably(finished):
