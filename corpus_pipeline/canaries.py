@@ -26,7 +26,7 @@ import random
 import re
 import textwrap
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Iterable
 
 from . import decontam as D
 

@@ -27,9 +27,10 @@ Three parts:
   - a gram found in more than ``cfg.max_items`` distinct benchmark questions is
     *common* (a counting sequence, a standard phrase) and never matches;
   - on a page, overlapping matching grams form a matched *span*; a span is
-    evidence only when it holds at least ``cfg.min_words`` words: ``1 2 3 4 5 6 7
-    8 9 10`` or ``frac x 1 x 1 frac x 1 x 2`` share tokens with a benchmark but
-    no text;
+    evidence only when it is *specific* (:func:`specificity`): at least ``cfg.min_specific`` of
+    its tokens lie in a specific 4-gram, formula tokens counted like words; ``1 2 3 4 5 6 7 8 9
+    10``, ``begin pmatrix a b c d end pmatrix`` or a stock phrase share tokens with a benchmark
+    but no text of one item (a span half as specific counts only by the question's coverage);
   - a span that matches only an item's *question* (not its solution or options) is evidence only
     when it is the benchmark's text rather than its stock phrasing: the page around it holds at
     least ``cfg.min_coverage`` of the question (:func:`coverage`; numbers and single letters as
@@ -38,8 +39,12 @@ Three parts:
     phrasing (word 4-grams found in 3 or more benchmark questions, :func:`stock_share`).  A
     template sentence ("find the number of ordered pairs (a, b) of integers such that") on a page
     that asks another question is none of these;
-  - a short question (``short_min_grams`` .. ``ngram - 1`` tokens) is used only
-    when it holds at least ``cfg.short_min_words`` words and is not common.
+  - a whole question under ``min_span`` tokens is looked up whole when at least
+    ``cfg.short_specific`` of its tokens lie in specific 4-grams and its shape is in no other
+    question (the others are generic: ``stats["short_by_benchmark"]`` counts both).
+
+  Both sides are TeX-normalised first (:func:`normalize_tex`: ``\\dfrac`` is ``\\frac``, sizing
+  and spacing commands dropped, ``\\text{..}`` unwrapped), a command's backslash marking notation.
 
   On a page (a segment is a line) an evidence span removes every line from the
   first to the last token it covers; a page containing an entire short question
@@ -898,7 +903,7 @@ def decontaminate_text(text: Optional[str], index: GramIndex, cfg) -> PageResult
                 for x in its:
                     whole_hits.setdefault(int(x), []).append((pos, pos + L))
     # n-gram rule: an item's matching grams form its spans on the page; a span is evidence with at
-    # least min_words words (grams matching different items never add up)
+    # min_specific specific tokens (grams matching different items never add up)
     windows: dict[int, list] = {}                     # item number -> its token windows (evidence only)
     by_item: dict[int, list] = {}
     for p, its in _find(index.bits, index.bits_log2, index.hashes, index.items, grams[n]):
