@@ -279,11 +279,15 @@ class DecontamConfig:
     mode: Literal["remove", "flag"] = opt(
         "remove", "`flag`: write the same contamination rows (`segment_flagged`, `page_flagged`), keep every "
                   "page and line")
-    min_words: int = opt(
-        4, "a matched span is evidence only with this many words (numbers, single letters and TeX/formula "
-           "notation are not words)")
-    min_span: int = opt(13, "a matched span is evidence only with this many tokens (and `min_words` words), unless it is "
-                "the item's whole question")
+    min_specific: int = opt(
+        8, "a matched span is evidence only when this many of its tokens lie in a specific 4-gram: one found in "
+           "fewer than `generic_items` benchmark questions, with 3 distinct tokens (formula tokens count like "
+           "words; a counting sequence, generic matrix or stock phrase does not)")
+    min_span: int = opt(13, "a matched span is evidence only with this many tokens (and `min_specific` specific "
+                            "ones), unless it is the item's whole question")
+    generic_items: int = opt(
+        3, "a 4-gram found in this many distinct benchmark questions is generic (notation, identities, stock "
+           "phrasing): it makes no span or short question specific; 0: every 4-gram is specific")
     min_coverage: float = opt(
         0.85, "a span inside a question only is evidence when the page around it holds this share of the "
               "question (numbers and single letters as wildcards); 0: off, every span is evidence")
@@ -291,11 +295,17 @@ class DecontamConfig:
     max_stock: float = opt(
         0.4, "a span inside a question only is also evidence when under this share of its words is the "
              "benchmarks' stock phrasing (word 4-grams in 3 or more benchmark questions)")
-    short_min_words: int = opt(3, "a short question is used only with this many words")
+    short_specific: float = opt(
+        0.5, "a whole question under `min_span` tokens is looked up only when this share of its tokens lies in a "
+             "specific 4-gram (a question under 4 tokens: this share of words); the others are generic, left out")
     max_items: int = opt(1, "a gram in more distinct benchmark questions than this is common and never matches")
     max_pages: int = opt(
         0, "a gram found on more pages of the corpus than this is common too (NeMo Curator's `max_matches`; "
            "0: off)")
+    canaries: int = opt(
+        100, "`RUN/final/canaries`: per item kind, this many copies of corpus pages with one benchmark item "
+             "planted, run through the same rules (the caught share per kind, with its 95% interval; the "
+             "corpus is not touched); 0: off")
 
 
 @dataclass
@@ -440,6 +450,15 @@ def _did_you_mean(name: str) -> str:
     return f"; did you mean {' or '.join(near)}?" if near else ""
 
 
+# keys of earlier releases, refused with what replaced them
+RETIRED = {
+    "decontam.min_words": "use decontam.min_specific (tokens of a span in a specific 4-gram: formula counts, "
+                          "generic notation and stock phrasing do not)",
+    "decontam.short_min_words": "use decontam.short_specific (share of a short question's tokens in a specific "
+                                "4-gram)",
+}
+
+
 def _apply(cfg: Config, data: dict, where: str) -> None:
     sections = _section_types(Config)
     for sname, svalues in data.items():
@@ -453,6 +472,8 @@ def _apply(cfg: Config, data: dict, where: str) -> None:
         section = getattr(cfg, sname)
         hints = _section_types(type(section))
         for key, value in svalues.items():
+            if f"{sname}.{key}" in RETIRED:
+                raise ConfigError(f"{where}: {sname}.{key} is retired: {RETIRED[f'{sname}.{key}']}")
             if key not in hints:
                 raise ConfigError(f"{where}: unknown key {sname}.{key}{_did_you_mean(f'{sname}.{key}')} "
                                   f"({sname}'s keys: {', '.join(hints)})")
@@ -541,9 +562,10 @@ def _check_ranges(cfg: Config) -> None:
     need(1 <= cfg.decontam.short_min_grams < cfg.decontam.ngram, "decontam.short_min_grams",
          "must be >= 1 and below decontam.ngram")
     need(cfg.decontam.min_chars_after >= 0, "decontam.min_chars_after", "must be >= 0")
-    need(0 <= cfg.decontam.min_words <= cfg.decontam.ngram, "decontam.min_words", "must be between 0 and decontam.ngram")
-    need(0 <= cfg.decontam.short_min_words < cfg.decontam.ngram, "decontam.short_min_words",
-         "must be >= 0 and below decontam.ngram")
+    need(cfg.decontam.min_specific >= 0, "decontam.min_specific", "must be >= 0 (0: every span is evidence)")
+    need(cfg.decontam.generic_items >= 0, "decontam.generic_items", "must be >= 0 (0: no 4-gram is generic)")
+    need(0 <= cfg.decontam.short_specific <= 1, "decontam.short_specific", "must be between 0 and 1")
+    need(cfg.decontam.canaries >= 0, "decontam.canaries", "must be >= 0 (0: no canaries)")
     need(cfg.decontam.max_items >= 0, "decontam.max_items", "must be >= 0 (0: no commonness rule)")
     need(0 <= cfg.decontam.min_coverage <= 1, "decontam.min_coverage", "must be between 0 and 1 (0: no question rule: every span is evidence)")
     need(cfg.decontam.long_words >= 0, "decontam.long_words", "must be >= 0 (0: no length rule; coverage and stock phrasing still apply)")

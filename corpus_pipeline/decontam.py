@@ -27,9 +27,10 @@ Three parts:
   - a gram found in more than ``cfg.max_items`` distinct benchmark questions is
     *common* (a counting sequence, a standard phrase) and never matches;
   - on a page, overlapping matching grams form a matched *span*; a span is
-    evidence only when it holds at least ``cfg.min_words`` words: ``1 2 3 4 5 6 7
-    8 9 10`` or ``frac x 1 x 1 frac x 1 x 2`` share tokens with a benchmark but
-    no text;
+    evidence only when it is *specific* (:func:`specificity`): at least ``cfg.min_specific`` of
+    its tokens lie in a specific 4-gram, formula tokens counted like words; ``1 2 3 4 5 6 7 8 9
+    10``, ``begin pmatrix a b c d end pmatrix`` or a stock phrase share tokens with a benchmark
+    but no text of one item (a span half as specific counts only by the question's coverage);
   - a span that matches only an item's *question* (not its solution or options) is evidence only
     when it is the benchmark's text rather than its stock phrasing: the page around it holds at
     least ``cfg.min_coverage`` of the question (:func:`coverage`; numbers and single letters as
@@ -38,8 +39,12 @@ Three parts:
     phrasing (word 4-grams found in 3 or more benchmark questions, :func:`stock_share`).  A
     template sentence ("find the number of ordered pairs (a, b) of integers such that") on a page
     that asks another question is none of these;
-  - a short question (``short_min_grams`` .. ``ngram - 1`` tokens) is used only
-    when it holds at least ``cfg.short_min_words`` words and is not common.
+  - a whole question under ``min_span`` tokens is looked up whole when at least
+    ``cfg.short_specific`` of its tokens lie in specific 4-grams and its shape is in no other
+    question (the others are generic: ``stats["short_by_benchmark"]`` counts both).
+
+  Both sides are TeX-normalised first (:func:`normalize_tex`: ``\\dfrac`` is ``\\frac``, sizing
+  and spacing commands dropped, ``\\text{..}`` unwrapped), a command's backslash marking notation.
 
   On a page (a segment is a line) an evidence span removes every line from the
   first to the last token it covers; a page containing an entire short question
@@ -82,7 +87,8 @@ _CJK = CJK_RANGES
 # A token: one CJK character, or a run of letters/digits (\w minus "_" minus CJK).
 _TOKEN_RE = re.compile(f"[{_CJK}]|[^\\W_{_CJK}]+")
 # pages: the same, with line breaks as markers and a TeX command's backslash kept (notation, not a word)
-_TOKEN_NL_RE = re.compile(f"\n|[{_CJK}]|\\\\?[^\\W_{_CJK}]+")
+_TOKEN_NL_RE = re.compile(f"\n|[{_CJK}]|\\\\[a-z]+|[^\\W_{_CJK}]+")
+_TOKEN_BS_RE = re.compile(f"[{_CJK}]|\\\\[a-z]+|[^\\W_{_CJK}]+")
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 # formula names written without a backslash (ASCIIMath, stripped TeX, plain text): notation, not words
 NOTATION = frozenset("""
@@ -113,13 +119,61 @@ def _fold(tok: str) -> tuple | list:
     return _TOKEN_RE.findall(unicodedata.normalize("NFKC", tok).lower())
 
 
+# TeX variants of one formula, mapped to one form on both sides (benchmark and page) before
+# tokenising: display/size/spacing commands carry nothing, \dfrac is \frac, \text{..} is its words.
+# Newlines are never touched (a page's lines are counted on its original text).
+_TEX_SAME = {"dfrac": "\\frac", "tfrac": "\\frac", "cfrac": "\\frac", "dbinom": "\\binom",
+             "tbinom": "\\binom", "leq": "\\le", "geq": "\\ge", "neq": "\\ne", "leqslant": "\\le",
+             "geqslant": "\\ge", "ldots": "\\dots", "cdots": "\\dots", "dotsc": "\\dots",
+             "dotsb": "\\dots", "lbrace": "{", "rbrace": "}", "lvert": "|", "rvert": "|", "vert": "|",
+             "lVert": "|", "rVert": "|", "Vert": "|", "colon": ":"}
+_TEX_DROP = ("left right bigl bigr Bigl Bigr biggl biggr Biggl Biggr big Big bigg Bigg bigm Bigm middle "
+             "displaystyle textstyle scriptstyle quad qquad enspace thinspace medspace thickspace negthinspace "
+             "text textrm textnormal textup mathrm mbox hbox textit mathit textsf mathsf nolimits limits "
+             "phantom hphantom vphantom mathstrut strut rm it bf").split()
+_TEX_RE = re.compile(r"\\[dtc]?frac\s*(\d)\s*(\d)|\\(?:([A-Za-z]+)\*?|[,;:!> ])")
+
+
+def _tex_sub(m: "re.Match") -> str:
+    if m.group(1):
+        return f" \\frac {m.group(1)} {m.group(2)} "     # \frac12 is \frac{1}{2}
+    name = m.group(3)
+    if name is None:
+        return " "                                   # \, \; \: \! \> "\ ": spacing
+    if name in _TEX_SAME:
+        return " " + _TEX_SAME[name] + " "
+    if name in _TEX_DROP_SET:
+        return " "
+    return m.group(0)
+
+
+_TEX_DROP_SET = frozenset(_TEX_DROP)
+
+
+def normalize_tex(text: str) -> str:
+    """``text`` with TeX variants of one formula mapped to one form (module docstring): ``\\dfrac``,
+    ``\\tfrac`` -> ``\\frac``; ``\\left``/``\\right``, spacing (``\\,`` ``\\;`` ``\\quad``...), ``\\displaystyle``
+    dropped; ``\\text{..}``/``\\mathrm{..}`` unwrapped.  Lines are kept as they are."""
+    if not text or "\\" not in text:
+        return text
+    return _TEX_RE.sub(_tex_sub, text)
+
+
 def tokens(text: str) -> list[str]:
-    """The normalized grams of ``text``."""
-    return _tokens(_TOKEN_RE, text)
+    """The normalized grams of ``text`` (TeX variants mapped to one form, a command without its backslash)."""
+    if not text or "\\" not in text:
+        return _tokens(_TOKEN_RE, text)
+    return [t[1:] if t[0] == "\\" else t for t in _tokens(_TOKEN_BS_RE, text)]
+
+
+def raw_tokens(text: str) -> list[str]:
+    """:func:`tokens` with each TeX command's backslash kept (for :func:`is_word`): the benchmark side and
+    the page side tell notation from words the same way."""
+    return _tokens(_TOKEN_BS_RE, text)
 
 
 def _tokens(rx, text: str) -> list[str]:
-    low = (text or "").lower()
+    low = normalize_tex(text or "").lower()
     found = rx.findall(low)
     if low.isascii() or _is_nfkc("NFKC", low):
         return found
@@ -293,11 +347,13 @@ class GramIndex:
     stats: dict = field(default_factory=dict)  # what the information rules left out (common grams ...)
     questions: list = field(default_factory=list)  # question text per item (figure code kept): the coverage rule
     stock: Optional[np.ndarray] = None  # sorted hashes of the stock phrasing: word 4-grams of >= 3 questions
+    generic: Optional[np.ndarray] = None  # sorted hashes of the generic 4-grams (>= generic_items questions)
 
     def nbytes(self) -> int:
         b = self.hashes.nbytes + self.items.nbytes + self.item_benchmark.nbytes
         b += sum(len(q) for q in self.questions)
         b += self.stock.nbytes if self.stock is not None else 0
+        b += self.generic.nbytes if self.generic is not None else 0
         b += self.bits.nbytes if self.bits is not None else 0
         b += self.short_bits.nbytes if self.short_bits is not None else 0
         for h, it in self.short.values():
@@ -353,8 +409,9 @@ def _item_texts(it: "BenchmarkItem", with_options: bool) -> list:
 
 
 def _common_short(items: list, cand: dict, max_items: int, with_options: bool, chunk: int = 2000) -> dict:
-    """{L: sorted hashes of the candidate short questions of L tokens that occur inside the texts of
-    more than ``max_items`` distinct questions} (a second pass over the items, ``chunk`` at a time:
+    """{L: sorted shape hashes (:func:`shape_hashes`: any single letter for any other) of the candidate
+    short questions of L tokens whose shape occurs inside the texts of more than ``max_items`` distinct
+    questions} (a second pass over the items, ``chunk`` at a time:
     only the hits are kept)."""
     sizes = sorted(cand)
     sorted_cand = {L: np.unique(cand[L]) for L in sizes}
@@ -366,7 +423,8 @@ def _common_short(items: list, cand: dict, max_items: int, with_options: bool, c
         for it in items[start:start + chunk]:
             qkey = np.uint64(blake64(" ".join(tokens(it.question))))
             for t in _item_texts(it, with_options):
-                g = gram_hashes(token_hashes(tokens(t)), sizes)
+                tt = tokens(t)
+                g = gram_hashes(shape_hashes(tt, token_hashes(tt)), sizes)
                 for L in sizes:
                     if len(g[L]):
                         parts[L].append(g[L])
@@ -428,6 +486,115 @@ def stock_share(toks: list, stock: Optional[np.ndarray]) -> float:
     return float(hit.mean())
 
 
+SPEC_GRAM = 4       # specificity: 4-grams of tokens (words, numbers, letters and notation alike) ...
+_ENV_NAMES = frozenset("""matrix pmatrix bmatrix vmatrix smallmatrix array align aligned alignat gather gathered
+cases equation eqnarray split multline tabular center""".split())
+_COLUMN_SPEC = re.compile(r"^[clrp]+$")
+
+
+def informative(tok: str) -> bool:
+    """A token that can tell one text from another: a CJK character, a word of three or more letters that
+    is not notation (a TeX command, a formula or environment name, a column spec ``ccc``), a number of two
+    or more digits, or letters and digits mixed (``2i``, ``x2``)."""
+    if not tok or tok[0] == "\\":
+        return False
+    if len(tok) == 1:
+        return bool(_CJK_CHAR.match(tok))
+    if tok.isdigit():
+        return True
+    if tok.isalpha():
+        return len(tok) >= 3 and tok not in NOTATION and tok not in _ENV_NAMES and not _COLUMN_SPEC.match(tok)
+    return any(c.isdigit() for c in tok) and any(c.isalpha() for c in tok)
+
+
+_V_HASH = None
+_LETTER_HASHES = None
+
+
+def shape_hashes(toks: list, th: np.ndarray) -> np.ndarray:
+    """Token hashes with every single Latin letter as one variable ``v``: which letter names a variable
+    does not make a formula specific (``sin x y`` is ``sin a b``); numbers are kept, they are the data."""
+    global _V_HASH, _LETTER_HASHES
+    if _V_HASH is None:
+        _V_HASH = np.uint64(blake64("\x00v"))
+        _LETTER_HASHES = np.sort(np.array([blake64(c) for c in "abcdefghijklmnopqrstuvwxyz"], dtype=np.uint64))
+    single = _in_sorted(th, _LETTER_HASHES) if len(th) else np.zeros(0, dtype=bool)
+    return np.where(single, _V_HASH, th) if single.any() else th
+
+
+def shape_grams(sh: np.ndarray) -> np.ndarray:
+    """Hashes of the ``SPEC_GRAM``-grams of shape hashes: the polynomial alone (set membership only,
+    no finaliser: a third of the cost of :func:`gram_hashes`)."""
+    if len(sh) < SPEC_GRAM:
+        return np.empty(0, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        return ((sh[:-3] * _P + sh[1:-2]) * _P + sh[2:-1]) * _P + sh[3:]
+
+
+def _in_sorted(q: np.ndarray, sorted_h: np.ndarray) -> np.ndarray:
+    """Bool per entry of ``q``: found in the sorted array ``sorted_h`` (a few lookups, no sort of it)."""
+    pos = np.minimum(np.searchsorted(sorted_h, q), len(sorted_h) - 1)
+    return sorted_h[pos] == q
+
+
+def _progression(toks: list) -> bool:
+    """A counting run: numbers rising or falling (``18 19 20 21``, primes ``11 13 17 19``) or single
+    letters in alphabet order (``m n o p``)."""
+    if all(t.isdigit() for t in toks):
+        v = [int(t) if len(t) < 19 else 0 for t in toks]
+        d = [b - a for a, b in zip(v, v[1:])]
+        return all(x > 0 for x in d) or all(x < 0 for x in d)
+    if all(len(t) == 1 and t.isascii() and t.isalpha() for t in toks):
+        d = [ord(b) - ord(a) for a, b in zip(toks, toks[1:])]
+        return all(x == 1 for x in d) or all(x == -1 for x in d)
+    return False
+
+
+def _specific_grams(toks: list, th: np.ndarray, generic: Optional[np.ndarray]) -> np.ndarray:
+    """Bool per ``SPEC_GRAM``-gram of the tokens: specific when it holds an :func:`informative` token and
+    3 distinct tokens (``0 1 0 0``, ``c c c c`` are predictable), is no counting run (:func:`_progression`)
+    and is not generic: its shape (:func:`shape_hashes`) is found in fewer than ``decontam.generic_items``
+    distinct benchmark questions (``begin pmatrix a b``, ``a 2 b 2``, ``find the number of``)."""
+    k = SPEC_GRAM
+    if len(th) < k:
+        return np.zeros(0, dtype=bool)
+    a, b, c, d = th[:-3], th[1:-2], th[2:-1], th[3:]
+    distinct = 1 + (b != a) + ((c != a) & (c != b)) + ((d != a) & (d != b) & (d != c))
+    info = np.fromiter(map(informative, toks), dtype=np.int64, count=len(toks))
+    csum = np.concatenate([[0], np.cumsum(info)])
+    ok = (distinct >= 3) & (csum[k:] - csum[:-k] > 0)
+    if generic is not None and len(generic) and ok.any():
+        ok &= ~_in_sorted(shape_grams(shape_hashes(toks, th)), generic)
+    for i in np.nonzero(ok)[0]:
+        if _progression(toks[i:i + k]):
+            ok[i] = False
+    return ok
+
+
+def specificity(toks: list, th: np.ndarray, generic: Optional[np.ndarray]) -> int:
+    """How specific a run of tokens is: the number of its tokens inside a specific ``SPEC_GRAM``-gram
+    (:func:`_specific_grams`).  Formula tokens count like words: ``1421 div 7 47 1421 div 7 47 203`` is
+    specific; ``begin pmatrix a b c d end pmatrix``, ``18 19 20 21 22`` or a stock sentence is not."""
+    ok = _specific_grams(toks, th, generic)
+    if not ok.any():
+        return 0
+    cover = np.zeros(len(th) + 1, dtype=np.int64)
+    idx = np.nonzero(ok)[0]
+    np.add.at(cover, idx, 1)
+    np.add.at(cover, idx + SPEC_GRAM, -1)
+    return int((np.cumsum(cover)[:len(th)] > 0).sum())
+
+
+def short_share(qt: list, th: np.ndarray, generic: Optional[np.ndarray]) -> float:
+    """Share of a short question's tokens inside a specific gram (:func:`specificity`); a question
+    shorter than a gram: its share of words (:func:`is_word`)."""
+    if not qt:
+        return 0.0
+    if len(qt) < SPEC_GRAM:
+        return sum(map(is_word, qt)) / len(qt)
+    return specificity(qt, th, generic) / len(qt)
+
+
 def build_index(benchmarks: Benchmarks, cfg) -> GramIndex:
     """The n-gram index of every loaded item (questions, options, solutions) and the short-question sets.
 
@@ -438,11 +605,9 @@ def build_index(benchmarks: Benchmarks, cfg) -> GramIndex:
     exclude = list(cfg.exclude_short or [])
     with_options = bool(getattr(cfg, "short_include_options", False))
     max_items = int(getattr(cfg, "max_items", 0) or 0)
-    short_min_words = int(getattr(cfg, "short_min_words", 0) or 0)
     # whole questions shorter than a span of evidence (min_span tokens) are looked up whole: under
     # ngram tokens they remove the page (the short rule), from ngram tokens on the lines they cover
     top = max(n, int(getattr(cfg, "min_span", 0) or 0))
-    min_words = int(getattr(cfg, "min_words", 0) or 0)
     names = benchmarks.names()
     bnum = {b: i for i, b in enumerate(names)}
     folder_of = {f.benchmark: f.path.split("/", 1)[0] for f in benchmarks.files}
@@ -450,19 +615,30 @@ def build_index(benchmarks: Benchmarks, cfg) -> GramIndex:
     hs, its, bs, qs = [], [], [], []
     short_h: dict[int, list] = {k: [] for k in range(lo, top)}
     short_i: dict[int, list] = {k: [] for k in range(lo, top)}
+    short_s: dict[int, list] = {k: [] for k in range(lo, top)}     # shapes: the commonness test
     item_bench = np.empty(len(benchmarks.items), dtype=np.int16)
     item_ids = []
-    stats = {"short_too_few_words": 0, "short_common": 0, "common_grams": 0}
+    stats = {"short_generic": 0, "short_common": 0, "common_grams": 0}
+    generic_items = int(getattr(cfg, "generic_items", 0) or 0)
+    short_specific = float(getattr(cfg, "short_specific", 0) or 0)
+    spec_h, spec_q, short_cand = [], [], []
     for k, it in enumerate(benchmarks.items):
         b = bnum[it.benchmark]
         item_bench[k] = b
         item_ids.append(it.item_id)
         qkey = np.uint64(blake64(" ".join(tokens(it.question))))
-        item_grams = []
+        item_grams, item_spec = [], []
         for t in _item_texts(it, with_options):
-            th = token_hashes(tokens(t))
+            tt = tokens(t)
+            th = token_hashes(tt)
             if len(th) >= n:
                 item_grams.append(gram_hashes(th, [n])[n])
+            if len(th) >= SPEC_GRAM and generic_items:
+                item_spec.append(shape_grams(shape_hashes(tt, th)))
+        if item_spec and generic_items:           # (h, question) pairs are made distinct in _common
+            g = np.concatenate(item_spec)
+            spec_h.append(g)
+            spec_q.append(np.full(len(g), qkey, dtype=np.uint64))
         if item_grams:
             g = np.unique(np.concatenate(item_grams))
             hs.append(g)
@@ -471,13 +647,25 @@ def build_index(benchmarks: Benchmarks, cfg) -> GramIndex:
             qs.append(np.full(len(g), qkey, dtype=np.uint64))
         qt = tokens(_no_figures(it.question) + ("\n" + it.options if with_options and it.options else ""))
         if lo <= len(qt) < top and (len(qt) >= n or short_ok[it.benchmark]):
-            if sum(map(is_word, qt)) < (short_min_words if len(qt) < n else min_words):
-                stats["short_too_few_words"] += 1
-            else:
-                g = gram_hashes(token_hashes(qt), [len(qt)])[len(qt)]
-                short_h[len(qt)].append(int(g[0]))
-                short_i[len(qt)].append(k)
+            short_cand.append((k, qt))
     cat = (lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.empty(0, dtype=dt))
+    generic = _common(cat(spec_h, np.uint64), cat(spec_q, np.uint64), generic_items - 1) if generic_items \
+        else np.empty(0, dtype=np.uint64)
+    del spec_h, spec_q
+    stats["generic_grams"] = int(len(generic))
+    short_use: dict = {}                               # benchmark -> {"used": n, "generic": n}
+    for k, qt in short_cand:
+        use = short_use.setdefault(benchmarks.items[k].benchmark, {"used": 0, "generic": 0})
+        th = token_hashes(qt)
+        if short_share(qt, th, generic) < short_specific:
+            stats["short_generic"] += 1
+            use["generic"] += 1
+            continue
+        use["used"] += 1
+        g = gram_hashes(th, [len(qt)])[len(qt)]
+        short_h[len(qt)].append(int(g[0]))
+        short_s[len(qt)].append(int(gram_hashes(shape_hashes(qt, th), [len(qt)])[len(qt)][0]))
+        short_i[len(qt)].append(k)
     all_h, all_i, all_b = cat(hs, np.uint64), cat(its, np.int32), cat(bs, np.int16)
     common = _common(all_h, cat(qs, np.uint64), max_items)
     if len(common):
@@ -487,11 +675,12 @@ def build_index(benchmarks: Benchmarks, cfg) -> GramIndex:
     h, items = _dedup_sorted(all_h, all_i, all_b)
     short = {}
     cand = {L: np.array(short_h[L], dtype=np.uint64) for L in range(lo, top) if short_h[L]}
-    common_short = _common_short(benchmarks.items, cand, max_items, with_options) if max_items >= 1 else {}
+    shapes = {L: np.array(short_s[L], dtype=np.uint64) for L in cand}
+    common_short = _common_short(benchmarks.items, shapes, max_items, with_options) if max_items >= 1 else {}
     for L, sh in cand.items():
         si = np.array(short_i[L], dtype=np.int32)
         if L in common_short:
-            ok = ~np.isin(sh, common_short[L])
+            ok = ~np.isin(shapes[L], common_short[L])
             stats["short_common"] += int((~ok).sum())
             sh, si = sh[ok], si[ok]
         if len(sh):
@@ -504,10 +693,11 @@ def build_index(benchmarks: Benchmarks, cfg) -> GramIndex:
     all_short = np.concatenate([v[0] for v in short.values()]) if short else np.empty(0, dtype=np.uint64)
     sbits, slog2 = _bitset(all_short)
     stats["short_questions"] = int(len(all_short))
+    stats["short_by_benchmark"] = {b: short_use[b] for b in sorted(short_use)}
     return GramIndex(n=n, hashes=h, items=items, short=short, item_benchmark=item_bench,
                      item_ids=item_ids, benchmarks=names, min_short=lo, bits=bits, bits_log2=log2,
                      short_bits=sbits, short_bits_log2=slog2, stats=stats,
-                     questions=[it.question for it in benchmarks.items], stock=stock)
+                     questions=[it.question for it in benchmarks.items], stock=stock, generic=generic)
 
 
 def _bitset(h: np.ndarray) -> tuple[np.ndarray, int]:
@@ -593,7 +783,7 @@ def coverage(question: list, page: list, k: int = COVER_GRAM) -> float:
 
 def _question_evidence(k: int, good: list, starts: list, page_grams: np.ndarray, pt: "_PageTokens",
                        page_cover, page_figures: bool, index: "GramIndex", min_cover: float, long_words: int,
-                       max_stock: float) -> bool:
+                       max_stock: float, only_cover: bool = False) -> bool:
     """Are the ``good`` spans of item ``k`` (its matched grams start at ``starts``) evidence by the
     question rule?  Yes when a span holds ``long_words`` words, when a matched gram is not one of the
     question's (a solution's or the options' text), or when the page around the spans holds at least
@@ -601,23 +791,35 @@ def _question_evidence(k: int, good: list, starts: list, page_grams: np.ndarray,
     holds figure code, so a page that draws another figure is another problem, and without it when
     the page holds none, so a page that shows the figure as a picture and copies the text is covered):
     a stock sentence of a question ("find the number
-    of ordered pairs (a, b) of integers such that") on a page that asks another question is none."""
+    of ordered pairs (a, b) of integers such that") on a page that asks another question is none.
+    ``only_cover`` (spans not specific enough on their own): evidence only when every matched gram is
+    the question's and the page covers it."""
+    if only_cover:
+        long_words = max_stock = 0
     if long_words and any(pt.words[b] - pt.words[a] >= long_words for a, b in good):
         return True
     if max_stock > 0 and any(stock_share(pt.toks[a:b], index.stock) < max_stock for a, b in good):
         return True
     question = index.questions[k] if k < len(index.questions) else ""
     if not question:
-        return True
+        return not only_cover
     qg = gram_hashes(token_hashes(tokens(_no_figures(question))), [index.n])[index.n]
     if not np.isin(page_grams[np.asarray(starts, dtype=np.int64)], qg).all():
-        return True
+        return not only_cover
     a, b = min(x for x, _ in good), max(y for _, y in good)
     q = cover_tokens(question if page_figures else _no_figures(question))
     return bool(q) and coverage(q, page_cover()[max(0, a - len(q)):b + len(q)]) >= min_cover
 
 
 # ---------------------------------------------------------------- applying it to a page
+_FIGURE_PREFIX = re.compile(r"^\[specific \d+(?:/\d+)?\] ")
+
+
+def evidence_text(evidence: str) -> str:
+    """A row's evidence without its specificity figure (``[specific 23/31] ``): the matched page tokens."""
+    return _FIGURE_PREFIX.sub("", evidence or "")
+
+
 @dataclass
 class PageResult:
     text: Optional[str]            # cleaned text; None when the page is removed
@@ -687,7 +889,7 @@ def decontaminate_text(text: Optional[str], index: GramIndex, cfg) -> PageResult
     pt = _page_tokens(text)
     n = index.n
     grams = gram_hashes(pt.hashes, [n] + sorted(index.short))
-    min_words = int(getattr(cfg, "min_words", 0) or 0)
+    min_specific = int(getattr(cfg, "min_specific", 0) or 0)
     min_span = int(getattr(cfg, "min_span", 0) or 0)
     flag = getattr(cfg, "mode", "remove") == "flag"
     # short rule: a whole short question, as a contiguous token sequence
@@ -701,7 +903,7 @@ def decontaminate_text(text: Optional[str], index: GramIndex, cfg) -> PageResult
                 for x in its:
                     whole_hits.setdefault(int(x), []).append((pos, pos + L))
     # n-gram rule: an item's matching grams form its spans on the page; a span is evidence with at
-    # least min_words words (grams matching different items never add up)
+    # min_specific specific tokens (grams matching different items never add up)
     windows: dict[int, list] = {}                     # item number -> its token windows (evidence only)
     by_item: dict[int, list] = {}
     for p, its in _find(index.bits, index.bits_log2, index.hashes, index.items, grams[n]):
@@ -719,13 +921,29 @@ def decontaminate_text(text: Optional[str], index: GramIndex, cfg) -> PageResult
         return cover[0]
 
     page_figures = "[asy]" in text.lower()
+    spec: dict = {}                                   # (a, b) -> specificity of the span
     for k, ws in by_item.items():
-        good = [(a, b) for a, b in _spans(ws) if pt.words[b] - pt.words[a] >= min_words and b - a >= min_span]
-        if good:
-            kept = [(a, b) for a, b in ws if any(ga <= a and b <= gb for ga, gb in good)]
-            if min_cover <= 0 or _question_evidence(k, good, [a for a, _ in kept], grams[n], pt, page_cover,
-                                                    page_figures, index, min_cover, long_words, max_stock):
-                windows[k] = kept
+        good, weak = [], []
+        for a, b in _spans(ws):
+            if b - a < min_span:
+                continue
+            key = (a, b)
+            if key not in spec:
+                spec[key] = specificity(pt.toks[a:b], pt.hashes[a:b], index.generic) if min_specific else b - a
+            if spec[key] >= min_specific:
+                good.append((a, b))
+            elif 2 * spec[key] >= min_specific:
+                weak.append((a, b))
+        # a span half as specific (a question's formula and its stock phrasing around it) is evidence
+        # only when it is the question's and the page around it covers the question (a restatement)
+        for spans_, only in ((good, False), (weak, True)):
+            if not spans_ or (only and min_cover <= 0):
+                continue
+            kept = [(a, b) for a, b in ws if any(ga <= a and b <= gb for ga, gb in spans_)]
+            if min_cover <= 0 or _question_evidence(k, spans_, [a for a, _ in kept], grams[n], pt, page_cover,
+                                                    page_figures, index, min_cover, long_words, max_stock,
+                                                    only_cover=only):
+                windows[k] = sorted(set(windows.get(k, []) + kept))
     for k, ws in whole_hits.items():                  # a whole question is evidence at any length
         windows[k] = sorted(set(windows.get(k, []) + ws))
     if not windows and not short_hits:
@@ -742,7 +960,15 @@ def decontaminate_text(text: Optional[str], index: GramIndex, cfg) -> PageResult
     removed_lines = sorted(removed_set)
 
     def evidence(ws) -> str:
-        return _cut(" … ".join(" ".join(pt.toks[a:b]) for a, b in _spans(ws)), EVIDENCE_CHARS)
+        sp = _spans(ws)
+        figure = ""
+        if min_specific:                               # the specificity that made it evidence
+            got = [spec.get((a, b)) for a, b in sp]
+            if all(x is not None for x in got):
+                figure = f"[specific {sum(got)}/{sum(b - a for a, b in sp)}] "
+            elif any(x is not None for x in got):
+                figure = f"[specific {sum(x for x in got if x is not None)}] "
+        return _cut(figure + " … ".join(" ".join(pt.toks[a:b]) for a, b in sp), EVIDENCE_CHARS)
 
     def rows_for(keys, action, reason, ev, removed):
         seen, out = set(), []
@@ -893,4 +1119,6 @@ def decontaminate_pages(pages: Iterable[dict], index: GramIndex, cfg, id_field: 
             q = dict(p)
             q["text"] = r.text
             out.append(q)
-    return out, rows, tally(n, stats, rows)
+    counts = tally(n, stats, rows)
+    counts["short_items"] = index.stats.get("short_by_benchmark", {})
+    return out, rows, counts

@@ -76,6 +76,11 @@ CONTAMINATION = ("page_id STRING, benchmark STRING, item_id STRING, action STRIN
                  "evidence STRING, removed_text STRING")
 
 
+# RUN/final/canaries: one row per planted copy (corpus_pipeline/canaries.py); the corpus is never touched
+CANARIES = ("kind STRING, page_id STRING, benchmark STRING, item_id STRING, caught BOOLEAN, page_removed BOOLEAN, "
+            "rule STRING, planted_share_removed DOUBLE, own_lines_removed INT")
+
+
 def columns(ddl: str) -> list[str]:
     """Column names of a DDL schema, in order."""
     return [part.strip().split()[0] for part in _split_top(ddl)]

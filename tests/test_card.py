@@ -83,14 +83,16 @@ def test_card_languages_seed_licences_and_canaries():
                          "new_pages": 3, "flagged_domains": 1, "seed_positives": 2, "seed_added": 0,
                          "classifier": {"precision": 1.0, "recall": 0.5, "f1": 0.667}, "true_precision": None}],
          "stopped_because": "saturated", "final": {"pages": 3, "tokens": 40, "pages_removed_by_decontamination": None},
-         "canaries": {"planted": 12, "kept": 11, "removed_by_decontamination": {"gsm8k": 1}}}
+         "decontamination_canaries": {"measures": "the rules on planted items", "pages_sampled": 40,
+                                      "kinds": {"short": {"n": 12, "caught": 11, "share": 0.9167, "low95": 0.646,
+                                                          "high95": 0.9851}}}}
     text = render_card(s, {"select": {"mode": "threshold", "threshold": 0.5}}, {"en": 2, "no": 1}, "- **Seed A**: CC BY",
                        own_seed=False)
     meta = _front(text)
     assert meta["language"] == ["en", "no"]                      # `no` stays Norwegian, not false
     assert "Norwegian (`no`)" in text and "1.000/0.500/0.667" in text
     assert "Seed A" in text and "not part of this corpus" in text and "publisher" in text
-    assert "## Canaries" in text and "planted: 12" in text and "gsm8k: 1" in text
+    assert "## Decontamination canaries" in text and "| short | 12 | 11 | 91.7% | 64.6%–98.5% |" in text
     assert "Not decontaminated" in text
     own = render_card(s, {}, {}, None, own_seed=True)
     assert "Seed A" not in own and "--seed-corpus" in own and "language" not in _front(own)

@@ -327,9 +327,12 @@ def test_tokens_follow_the_rule():
     # numbers, single letters and notation are not words; a TeX command is notation by its backslash
     assert [t for t in D.tokens("If f(n) = 12x and cos y, then 妈") if D.is_word(t)] == ["if", "and", "then", "妈"]
     assert not D.is_word("frac") and not D.is_word("sqrt") and D.is_word("fraction")
-    pt = D._page_tokens("\\left( x \\right) left right")
-    assert pt.toks == ["left", "x", "right", "left", "right"]
+    pt = D._page_tokens("\\left( x \\right) left right \\div")
+    assert pt.toks == ["x", "left", "right", "div"]     # \left and \right are TeX sizing: dropped
     assert int(pt.words[-1]) == 2                     # only the two without a backslash
+    # the benchmark side tells notation from words the same way (\div was a word in the index)
+    assert [D.is_word(t) for t in D.raw_tokens("x \\div 7 \\times y div")] == [False, False, False, False,
+                                                                              False, True]
 
 
 def test_gram_hashes_depend_on_order_and_content():
@@ -446,10 +449,10 @@ def test_planted_pages_lose_exactly_the_planted_lines(planted, index, cfg):
 
 def test_independent_check_no_benchmark_text_survives(planted, hosts, index, cfg, bench_dir):
     pages = [p for p, *_ in planted] + hosts
-    before = informative_survivors([p["text"] for p in pages], bench_dir, cfg.min_span, cfg.min_words)
+    before = informative_survivors([p["text"] for p in pages], bench_dir, cfg.min_span, 4)
     assert len(before) >= len(planted), "the planted pages must hold benchmark text (or the check proves nothing)"
     out, rows, counts = D.decontaminate_pages(pages, index, cfg)
-    assert informative_survivors([p["text"] for p in out], bench_dir, cfg.min_span, cfg.min_words) == set()
+    assert informative_survivors([p["text"] for p in out], bench_dir, cfg.min_span, 4) == set()
     assert counts["pages_in"] == len(pages) and counts["pages_removed"] == 0
     assert counts["pages_cleaned"] == len(planted)
     assert counts["segments_removed"] == sum(len(idx) for _p, _h, idx, _b in planted)
@@ -522,8 +525,10 @@ def test_stock_sentence_of_a_question_is_not_evidence(tmp_path):
             "integers such that $|a \\omega + b| = 1.$"
     assert rows(other) == []
     assert D.stock_share(D.tokens("find the number of ordered pairs a b of integers such that a"), index.stock) >= 0.4
-    # ... which the 10-gram span rule alone calls contamination
-    assert rows(other, DecontamConfig(min_coverage=0)) == [("target", D.SEGMENT_REMOVED)]
+    # ... which the specificity measure refuses on its own (its 4-grams are in 3 or more questions), and
+    # which the 10-gram span rule alone (no question rule, no specificity test) calls contamination
+    assert rows(other, DecontamConfig(min_coverage=0)) == []
+    assert rows(other, DecontamConfig(min_coverage=0, min_specific=0)) == [("target", D.SEGMENT_REMOVED)]
     # the target restated with another number covers it: removed
     assert rows("Find the number of ordered pairs $(a,b)$ of integers such that $|a + bi| \\le 7.$") == \
         [("target", D.SEGMENT_REMOVED)]
@@ -625,7 +630,7 @@ def test_every_removal_carries_its_evidence_and_removed_text(planted, index, cfg
         for b, _item, _action, _reason, evidence, removed in r.rows:
             assert removed and removed in planted_text, (page["page_id"], removed)
             # the evidence is the page's own tokens, and they are in the planted lines
-            assert evidence and all(span in " ".join(D.tokens(planted_text)) for span in evidence.split(" … "))
+            assert evidence and all(span in " ".join(D.tokens(planted_text)) for span in D.evidence_text(evidence).split(" … "))
         assert any(row[0] == bench and len(row[4].split()) >= cfg.min_span for row in r.rows)
 
 
@@ -642,3 +647,50 @@ def test_flag_mode_keeps_every_page_and_line_and_writes_the_same_rows(planted, h
     assert c_f["segments_flagged"] == c_r["segments_removed"]
     to_flag = {D.SEGMENT_REMOVED: D.SEGMENT_FLAGGED, D.PAGE_REMOVED: D.PAGE_FLAGGED}
     assert rows_f == [r[:3] + (to_flag[r[3]],) + r[4:] for r in rows_r]
+
+
+def test_retired_keys_name_their_replacement(tmp_path):
+    """decontam.min_words and short_min_words (the word count) are refused, naming what replaced them."""
+    from corpus_pipeline.config import ConfigError, load_config
+
+    for key, new in (("min_words", "decontam.min_specific"), ("short_min_words", "decontam.short_specific")):
+        with pytest.raises(ConfigError) as e:
+            load_config(None, [f"decontam.{key}=4"])
+        assert f"decontam.{key} is retired" in str(e.value) and new in str(e.value)
+        f = tmp_path / f"{key}.toml"
+        f.write_text(f"[decontam]\n{key} = 3\n")
+        with pytest.raises(ConfigError) as e:
+            load_config(f)
+        assert new in str(e.value) and str(f) in str(e.value)
+
+
+def test_contamination_of_the_last_release_is_refused_unless_recomputed():
+    """A run folder whose final/contamination the last release's rules found (its marker records
+    decontam.min_words and no rules release) is refused naming those settings; with --recompute the
+    final stages are stale (rebuilt), and a marker of this release is not."""
+    from types import SimpleNamespace
+
+    from corpus_pipeline.config import Config
+    from corpus_pipeline.errors import UsageError
+    from corpus_pipeline.pipeline import final as F
+
+    cfg = Config()
+
+    def ctx(recompute: bool):
+        return SimpleNamespace(cfg=cfg, inputs=SimpleNamespace(benchmarks="/b", recompute=recompute),
+                               run=SimpleNamespace(uri="/runs/r1"), last_iteration=2, memo={})
+
+    now = F._record(ctx(False))
+    old_section = {k: v for k, v in now["decontam"].items()
+                   if k not in ("min_specific", "generic_items", "short_specific", "canaries")}
+    old = {"config": {"last_iteration": 2, "benchmarks": "/b",
+                      "decontam": dict(old_section, min_words=4, short_min_words=3)}}
+    stage = F.Contamination()
+    with pytest.raises(UsageError) as e:
+        stage.stale(ctx(False), old)
+    msg = str(e.value)
+    assert "decontam.min_words" in msg and "decontam.short_min_words" in msg and "--recompute" in msg
+    assert "final/contamination" in msg and "nothing before them" in msg
+    assert stage.stale(ctx(True), old) is True
+    assert F.Corpus().stale(ctx(False), old) is True and F.Canaries().stale(ctx(False), old) is True
+    assert stage.stale(ctx(False), {"config": json.loads(json.dumps(now))}) is False

@@ -62,7 +62,8 @@ def test_notation_shared_with_a_benchmark_is_not_contamination(full_index, share
         r = D.decontaminate_text(text, index, cfg)
         assert r.rows == [] and r.text == text, (text[:60], r.rows)
     # while the earlier rule (every 10-gram of tokens) called the first and the Fibonacci one contamination
-    old = DecontamConfig(max_items=0, min_words=0, min_span=0, short_min_words=0, min_coverage=0, max_stock=0)
+    old = DecontamConfig(max_items=0, min_specific=0, generic_items=0, min_span=0, short_specific=0, min_coverage=0,
+                         max_stock=0)
     old_index = D.build_index(D.load_benchmarks(shared_data / "benchmarks", old), old)
     assert D.decontaminate_text(NOT_BENCHMARK_TEXT[0], old_index, old).rows
     assert D.decontaminate_text(NOT_BENCHMARK_TEXT[2], old_index, old).rows
@@ -92,11 +93,14 @@ def test_real_maths_pages_lose_only_benchmark_text(full_index, pages, crawl_page
     all_rows, all_false = len(rows) + len(p_rows), len(false) + len(p_false)
     assert all_false <= 0.05 * all_rows
     assert all_false <= 5 * n_maths / 1000
-    # the problem site's copies and restatements of MATH test items are still found (measured: 28
-    # true rows of the 30 the span rule alone finds); its stock sentences are not
-    assert len(p_rows) - len(p_false) >= 28
+    # the problem site's copies and restatements of MATH test items are still found (measured: 26 true
+    # rows, 1 false; the last release's word rule 28 and 1: the two restatements it found and this rule
+    # does not match the item only in formula and stock phrasing, `what is the value of frac x 1 cdot x 2
+    # cdot x 3 dots x`, `find the sum of all values of x such that f x 0`); its stock sentences are not
+    assert len(p_rows) - len(p_false) >= 26
     span_only = replace(cfg, min_coverage=0)
     s_rows, _ = removals(problems, None, span_only, index=index)
-    assert len(false_rows(s_rows, judged)) >= 10 > len(p_false)      # measured: 13 without the question rule
+    # measured: 4 false without the question rule (the last release's word rule: 13), 1 with it
+    assert len(false_rows(s_rows, judged)) > len(p_false)
     for r in rows + p_rows:                 # every row shows its evidence and what it removed
         assert r["evidence"] and r["removed_text"]

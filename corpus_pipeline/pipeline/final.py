@@ -19,6 +19,10 @@ from ..spark import reextract as sparkreextract
 from .stage import FINAL, Stage
 
 DECONTAM = "decontam"       # memo key: the decontamination result both stages write from
+# the decontamination rules' release, recorded in the final stages' markers: a run folder whose
+# contamination was found by earlier rules (the word count, decontam.min_words) is refused, not mixed
+RULES = "2026-12 specificity (decontam.min_specific, generic_items, short_specific; TeX normalised)"
+CANARY_SEED = 20261203
 
 
 def benchmarks_dir(ctx) -> Optional[str]:
@@ -43,6 +47,8 @@ def _record(ctx) -> dict:
     cfg = ctx.cfg
     out = {"last_iteration": ctx.last_iteration, "benchmarks": benchmarks_dir(ctx),
            "decontam": cfg.section("decontam") if benchmarks_dir(ctx) else None}
+    if benchmarks_dir(ctx):
+        out["rules"] = RULES
     if cfg.final.format != "parquet":
         out["format"] = cfg.final.format
     if sparkreextract.needs_reextraction(cfg):
@@ -92,12 +98,31 @@ class Contamination(FinalStage):
     name, path = "contamination", "final/contamination"
     schema = schemas.CONTAMINATION
     keys = ("decontam.*",)
+    exclude = ("decontam.canaries",)
     reads = ("pages", "collected")
     about = ("the last collection (re-extracted from its WARC records with `final.extractor`) checked against "
-             "the benchmarks: segments with a 10-gram match, pages with an exact 3-9-gram one (with `--benchmarks`)")
+             "the benchmarks: segments with a specific 10-gram match, pages with a whole short question "
+             "(with `--benchmarks`)")
 
     def applies(self, ctx) -> bool:
         return bool(benchmarks_dir(ctx))
+
+    def stale(self, ctx, marker: dict) -> bool:
+        """An earlier release's rules found this contamination: refused (naming the settings) unless
+        ``--recompute``, which redoes the final stages only."""
+        was = marker.get("config") or {}
+        if benchmarks_dir(ctx) and was.get("decontam") is not None and was.get("rules") != RULES:
+            if not getattr(ctx.inputs, "recompute", False):
+                from ..errors import UsageError
+
+                old = sorted(set(was["decontam"]) - set(ctx.cfg.section("decontam")))
+                raise UsageError(
+                    f"{ctx.run.uri}: stage final/contamination was committed by an earlier release's "
+                    f"decontamination rules (settings {', '.join('decontam.' + k for k in old) or 'decontam.*'}"
+                    f"); this release's are {RULES}. Rerun with --recompute to redo the final stages "
+                    f"(contamination, corpus, canaries) with them; nothing before them is redone.")
+            return True
+        return super().stale(ctx, marker)
 
     def build(self, ctx, staging: str) -> dict:
         ctx.write_table(decontaminated(ctx).contamination, staging, self.schema)
@@ -108,6 +133,7 @@ class Corpus(FinalStage):
     name, path = "corpus", "final/corpus"
     schema = schemas.FINAL_CORPUS
     keys = ("decontam.*", "final.*")
+    exclude = ("decontam.canaries",)
     reads = ("pages", "collected", "contamination")
     about = "the decontaminated corpus with provenance; then the report (`report/`)"
 
@@ -138,3 +164,55 @@ class Corpus(FinalStage):
     def done(self, ctx, result) -> None:
         ctx.say(f"final corpus: {result.counts.get('pages')} pages, {result.counts.get('tokens')} tokens -> "
                 f"{result.path}")
+
+
+def loaded_benchmarks(ctx):
+    """(Benchmarks, GramIndex) of this run's decontamination (built once per process)."""
+    if DECONTAM in ctx.memo and getattr(ctx.memo[DECONTAM], "loaded", None) is not None:
+        return ctx.memo[DECONTAM].loaded
+    if "decontam_index" not in ctx.memo:
+        from ..spark.decontam import build_broadcast_index
+
+        ctx.memo["decontam_index"] = build_broadcast_index(ctx.spark, benchmarks_dir(ctx), decontam_config(ctx))
+    return ctx.memo["decontam_index"]
+
+
+class Canaries(FinalStage):
+    """How much the rules catch on this corpus: copies of a seeded sample of its pages, each with one
+    benchmark item planted (:mod:`corpus_pipeline.canaries`).  A side computation: the corpus and its
+    contamination rows are not touched."""
+    name, path = "canaries", "final/canaries"
+    schema = schemas.CANARIES
+    keys = ("decontam.*",)
+    reads = ("corpus",)
+    about = ("planted-item canaries: copies of sampled corpus pages with one benchmark item each, run "
+             "through the same rules; caught share per item kind with its 95% interval (`decontam.canaries`)")
+
+    def applies(self, ctx) -> bool:
+        return bool(benchmarks_dir(ctx)) and int(ctx.cfg.decontam.canaries) > 0
+
+    def build(self, ctx, staging: str) -> dict:
+        from pyspark.sql import functions as F
+
+        from .. import canaries as C
+
+        cfg = decontam_config(ctx)
+        n = int(cfg.canaries)
+        bm, index = loaded_benchmarks(ctx)
+        corpus_df = ctx.read("corpus")
+        want = n * len(C.KINDS)
+        sample = (corpus_df.select("page_id", "text")
+                  .orderBy(F.xxhash64(F.col("page_id"), F.lit(CANARY_SEED)))
+                  .limit(want).collect())
+        pool = [(r["page_id"], r["text"]) for r in sample]
+        rows = C.run(pool, bm, index, cfg, n, seed=CANARY_SEED)
+        df = ctx.spark.createDataFrame([tuple(vars(r).values()) for r in rows] or [], schemas.CANARIES)
+        ctx.write_table(df, staging, self.schema)
+        return {"rows": len(rows), "pages_sampled": len(pool), "per_kind": n, "kinds": C.summary(rows),
+                "measures": C.MEASURES}
+
+    def done(self, ctx, result) -> None:
+        kinds = (result.counts or {}).get("kinds") or {}
+        if kinds:
+            ctx.say("canaries (planted benchmark items caught, 95% interval): " + ", ".join(
+                f"{k} {v['share']:.2f} [{v['low95']:.2f}, {v['high95']:.2f}] n={v['n']}" for k, v in kinds.items()))

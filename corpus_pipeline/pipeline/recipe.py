@@ -19,7 +19,7 @@ from typing import Optional
 
 from ..spark.io import read_table
 
-from .final import Contamination, Corpus
+from .final import Canaries, Contamination, Corpus
 from .ingest import Extract, ExactDedup, NearDedup, Pages, PagesDuplicates, PagesSkips, UrlDedup
 from .iteration import Annotations, Collected, Domains, Eval, Model, Prefixes, Prepared, Scores, Seed, StopRule
 from .stage import Stage
@@ -51,6 +51,7 @@ def default_recipe() -> "Recipe":
         final=[
             Contamination(),        # benchmark n-gram matches (--benchmarks)
             Corpus(),               # the decontaminated corpus
+            Canaries(),             # planted items: what the rules catch (side computation)
         ],
     )
 

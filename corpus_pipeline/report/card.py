@@ -191,11 +191,16 @@ def render_card(summary: dict, config: dict, languages: dict, seed_text: Optiona
                     "|---|" + "---:|" * len(acts)]
             out += [f"| {b} | " + " | ".join(f"{by_bench[b].get(a, 0):,}" for a in acts) + " |"
                     for b in sorted(by_bench)]
-    canaries = summary.get("canaries")
-    if canaries:
-        out += ["", "## Canaries", "", "Known texts planted in the crawl to measure what the pipeline keeps and "
-                "removes:", ""]
-        out += _facts(canaries)
+    canaries = summary.get("decontamination_canaries") or {}
+    if canaries.get("kinds"):
+        out += ["", "## Decontamination canaries", "",
+                f"{canaries.get('measures') or 'The rules measured on planted benchmark items'}: "
+                f"{canaries.get('pages_sampled', 0):,} corpus pages were copied and one benchmark item planted in "
+                "each copy as its own lines; the corpus itself was not touched. Per kind of item, the share of "
+                "copies whose item the rules removed, with its 95% interval:", "",
+                "| kind | n | caught | share | 95% interval |", "|---|---:|---:|---:|---|"]
+        out += [f"| {k} | {v.get('n', 0):,} | {v.get('caught', 0):,} | {v.get('share', 0):.1%} | "
+                f"{v.get('low95', 0):.1%}–{v.get('high95', 0):.1%} |" for k, v in canaries["kinds"].items()]
 
     out += ["", "## Licences", "",
             "The texts are web pages as their publishers put them online. Each page keeps its publisher's "
@@ -210,37 +215,6 @@ def render_card(summary: dict, config: dict, languages: dict, seed_text: Optiona
                 ""]
         out.append(seed_text or "(the seed's sources: seeds/LICENCES.md in corpus_pipeline)")
     return "\n".join(out) + "\n"
-
-
-def _facts(x, depth: int = 0) -> list[str]:
-    """A summary key of any shape as a Markdown list (dicts by key, lists by item, numbers formatted)."""
-    pad = "  " * depth
-    if isinstance(x, dict):
-        out = []
-        for k in sorted(x):
-            v = x[k]
-            if isinstance(v, (dict, list)):
-                out.append(f"{pad}- {str(k).replace('_', ' ')}:")
-                out += _facts(v, depth + 1)
-            else:
-                out.append(f"{pad}- {str(k).replace('_', ' ')}: {_scalar(v)}")
-        return out
-    if isinstance(x, list):
-        out = []
-        for v in x:
-            out += _facts(v, depth) if isinstance(v, (dict, list)) else [f"{pad}- {_scalar(v)}"]
-        return out
-    return [f"{pad}- {_scalar(x)}"]
-
-
-def _scalar(v) -> str:
-    if isinstance(v, bool) or v is None:
-        return json.dumps(v)
-    if isinstance(v, int):
-        return f"{v:,}"
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    return str(v)
 
 
 def write_card(run, summary: dict, location: str = "final/corpus") -> Optional[str]:

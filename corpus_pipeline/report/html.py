@@ -243,6 +243,35 @@ def _rate(x) -> str:
     return "–" if x is None else f"{x:.1%}"
 
 
+def short_items_section(s: dict) -> str:
+    """Per benchmark: whole short questions looked up, and left out as generic (``short_items``)."""
+    d = s.get("decontamination") or {}
+    short = d.get("short_items") if isinstance(d, dict) else None
+    if not short:
+        return ""
+    rows = [[b, v.get("used"), v.get("generic")] for b, v in sorted(short.items())]
+    return ("<p>Short questions (under 13 tokens) looked up whole on every page, and left out as generic "
+            "(formula or phrasing found in several benchmark questions):</p>"
+            + _table(["benchmark", "used", "left out as generic"], rows))
+
+
+def canaries_section(s: dict) -> str:
+    """The planted-item canaries (``decontamination_canaries``): per kind, the caught share with its
+    95% interval and n, and what the rules took of the copies' own text."""
+    c = s.get("decontamination_canaries") or {}
+    kinds = c.get("kinds") if isinstance(c, dict) else None
+    if not kinds:
+        return ""
+    rows = [[k, v.get("n"), v.get("caught"), _pct(v.get("share")),
+             f"{_pct(v.get('low95'))} – {_pct(v.get('high95'))}", v.get("pages_removed_short_rule"),
+             v.get("own_lines_removed")] for k, v in kinds.items()]
+    return ("<h3 id=\"canaries\">Decontamination canaries: planted benchmark items caught</h3>"
+            f"<p>{_esc(c.get('measures', ''))}: {_esc(c.get('pages_sampled'))} corpus pages copied, one item "
+            "planted per copy as its own lines (as it is, TeX-varied, hard-wrapped); the corpus is not touched.</p>"
+            + _table(["kind", "n", "caught", "share", "95% interval", "pages removed by the short rule",
+                      "copies' own lines removed"], rows))
+
+
 def render_html(s: dict) -> str:
     its = s.get("iterations", [])
     details = s.get("details") or {}
@@ -315,6 +344,7 @@ part. True P/R: against the labels file, when one was given.</p>
 <h2 id="final">Final corpus</h2>
 {final_paragraph(s)}
 {_table(decon_head, decon_rows) if decon_rows else ''}
+{short_items_section(s)}{canaries_section(s)}
 {_details_sections(details)}
 <h2 id="flagged">Top flagged domains</h2>{_table(['iteration', 'domain', 'pages', 'collected', 'fraction'], dom_rows)}
 <h2 id="marks">Marked path prefixes</h2>

@@ -109,6 +109,7 @@ def build_summary(run: RunFolder) -> dict:
         judging["excluded_seed_pages"] = excluded
     state = run.read_json(run.path("loop.json"), {}) or {}
     fin = run.counts(stage_path(run, "corpus")) if run.is_committed(stage_path(run, "corpus")) else {}
+    canaries = run.counts(stage_path(run, "canaries")) if run.is_committed(stage_path(run, "canaries")) else None
     pages = run.marker(run.pages) or {}
     summary = {
         "iterations": iterations,
@@ -129,6 +130,9 @@ def build_summary(run: RunFolder) -> dict:
         "stop_detail": state.get("stop_detail"),
         "ingest": pages.get("counts", {}),
         "decontamination": fin.get("decontam"),
+        # planted-item canaries (RUN/final/canaries): the rules measured on benchmark items planted in copies
+        # of corpus pages, per item kind; not recall against unknown leaks
+        "decontamination_canaries": canaries,
         # final.extractor: pages re-extracted, and why the others kept their bulk text
         "reextraction": fin.get("reextraction"),
         # judgements of sampled pages (`corpus-pipeline judge`): how many, by whom, their agreement

@@ -28,6 +28,7 @@ class DecontamResult:
     benchmarks: list = field(default_factory=list)      # benchmark names used
     skipped_files: list = field(default_factory=list)   # files in the benchmarks directory not known (not used)
     index_stats: dict = field(default_factory=dict)
+    loaded: object = None           # (Benchmarks, GramIndex): the canaries reuse them
     _cached: object = None
 
     def unpersist(self) -> None:
@@ -154,8 +155,10 @@ def decontaminate_df(spark, corpus_df, benchmarks_dir: str, cfg) -> "DecontamRes
     counts["by_benchmark_rule"] = {b: dict(sorted(d.items())) for b, d in sorted(by_br.items())}
     stats = {"items": len(bm.items), "grams": int(len(index.hashes)), "index_bytes": int(index.nbytes()),
              "files": [f.path for f in bm.files], **index.stats}
+    # per benchmark: short questions looked up whole, and left out as generic formula or phrasing
+    counts["short_items"] = index.stats.get("short_by_benchmark", {})
     return DecontamResult(corpus=corpus, contamination=contamination, counts=counts, benchmarks=bm.names(),
-                          skipped_files=list(bm.skipped), index_stats=stats, _cached=df)
+                          skipped_files=list(bm.skipped), index_stats=stats, loaded=(bm, index), _cached=df)
 
 
 # ---------------------------------------------------------------- files in, files out

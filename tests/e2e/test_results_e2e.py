@@ -14,7 +14,7 @@ import pytest
 from runs import SETTINGS, ok, run_args, run_ok
 from runs import cli as run_cli
 
-from corpus_pipeline import schemas
+from corpus_pipeline import canaries, schemas
 from corpus_pipeline.runfolder import committed_data
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
@@ -54,6 +54,18 @@ def test_final_corpus_has_provenance_and_planted_items_are_removed(finished):
     s = json.loads((run / "report" / "summary.json").read_text())
     assert s["final"]["pages_removed_by_decontamination"] is not None
     assert s["final"]["segments_removed"] + s["final"]["pages_removed_by_decontamination"] >= 1
+    # the canaries: copies of corpus pages with a planted benchmark item, the kinds its benchmark has
+    # (the mini-crawl's GSM8K questions: whole and short problems), committed apart; the corpus above
+    # holds no planted copy
+    can = s["decontamination_canaries"]
+    assert "not recall" in can["measures"] and can["per_kind"] == 100
+    assert {"problem", "problem_tex"} <= set(can["kinds"]) <= set(canaries.KINDS), can["kinds"]
+    for kind, v in can["kinds"].items():
+        assert v["n"] == 100 and v["low95"] <= v["share"] <= v["high95"], (kind, v)
+    assert can["kinds"]["problem"]["share"] >= 0.9 and can["kinds"]["problem_tex"]["share"] >= 0.9, can["kinds"]
+    canary_rows = pq.read_table(committed_data(str(run / "final" / "canaries"))).to_pylist()
+    assert len(canary_rows) == can["rows"] and {r["page_id"] for r in canary_rows} <= {r["page_id"] for r in rows}
+    assert isinstance(s["decontamination"]["short_items"], dict)    # per benchmark: used / left out as generic
 
 
 def test_report_html_shows_every_section_readably(finished):
