@@ -25,7 +25,7 @@ import math
 import random
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 from . import decontam as D
@@ -158,7 +158,6 @@ def check(page_id: str, page: str, kind: str, item, item_text: str, index, cfg, 
 def dict_cfg(cfg):
     """The decontamination settings as the rules read them, flag mode off (canaries measure removal)."""
     if getattr(cfg, "mode", "remove") == "flag":
-        from dataclasses import replace
         return replace(cfg, mode="remove")
     return cfg
 

@@ -12,8 +12,11 @@ import dataclasses
 import json
 from typing import Optional
 
+from .. import canaries as C
 from .. import schemas
+from ..errors import UsageError
 from ..profiles import for_config as profile_of
+from ..spark import decontam as sparkdecontam
 from ..spark import iteration as sparkiteration
 from ..spark import reextract as sparkreextract
 from .stage import FINAL, Stage
@@ -113,8 +116,6 @@ class Contamination(FinalStage):
         was = marker.get("config") or {}
         if benchmarks_dir(ctx) and was.get("decontam") is not None and was.get("rules") != RULES:
             if not getattr(ctx.inputs, "recompute", False):
-                from ..errors import UsageError
-
                 old = sorted(set(was["decontam"]) - set(ctx.cfg.section("decontam")))
                 raise UsageError(
                     f"{ctx.run.uri}: stage final/contamination was committed by an earlier release's "
@@ -192,19 +193,12 @@ class Canaries(FinalStage):
         return bool(benchmarks_dir(ctx)) and int(ctx.cfg.decontam.canaries) > 0
 
     def build(self, ctx, staging: str) -> dict:
-        from pyspark.sql import functions as F
-
-        from .. import canaries as C
-
         cfg = decontam_config(ctx)
         n = int(cfg.canaries)
         bm, index = loaded_benchmarks(ctx)
         corpus_df = ctx.read("corpus")
         want = n * len(C.KINDS)
-        sample = (corpus_df.select("page_id", "text")
-                  .orderBy(F.xxhash64(F.col("page_id"), F.lit(CANARY_SEED)))
-                  .limit(want).collect())
-        pool = [(r["page_id"], r["text"]) for r in sample]
+        pool = sparkdecontam.seeded_sample(corpus_df, want, CANARY_SEED)
         rows = C.run(pool, bm, index, cfg, n, seed=CANARY_SEED)
         df = ctx.spark.createDataFrame([tuple(vars(r).values()) for r in rows] or [], schemas.CANARIES)
         ctx.write_table(df, staging, self.schema)

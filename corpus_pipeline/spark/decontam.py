@@ -206,3 +206,12 @@ def decontaminate_file(spark, input_path: str, benchmarks_dir: str, out_dir: str
                                             json.dumps(summary, indent=2, ensure_ascii=False))
     res.unpersist()
     return res
+
+
+def seeded_sample(df, k: int, seed: int) -> list[tuple]:
+    """``k`` (page_id, text) rows of ``df`` chosen by a seeded hash of page_id: the same rows on every
+    run and partitioning (the canaries' pages)."""
+    from pyspark.sql import functions as F
+
+    rows = df.select("page_id", "text").orderBy(F.xxhash64(F.col("page_id"), F.lit(seed))).limit(k).collect()
+    return [(r["page_id"], r["text"]) for r in rows]
