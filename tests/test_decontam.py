@@ -694,3 +694,24 @@ def test_contamination_of_the_last_release_is_refused_unless_recomputed():
     assert stage.stale(ctx(True), old) is True
     assert F.Corpus().stale(ctx(False), old) is True and F.Canaries().stale(ctx(False), old) is True
     assert stage.stale(ctx(False), {"config": json.loads(json.dumps(now))}) is False
+
+
+def test_the_number_of_canaries_reshapes_only_the_canaries_stage():
+    """decontam.canaries is a side computation's size: changing it leaves the contamination rows and the
+    corpus committed (their markers do not record it) and redoes the canaries stage alone."""
+    import dataclasses
+    from types import SimpleNamespace
+
+    from corpus_pipeline.config import Config
+    from corpus_pipeline.pipeline import final as F
+
+    def ctx(canaries: int):
+        cfg = Config()
+        cfg.decontam = dataclasses.replace(cfg.decontam, canaries=canaries)
+        return SimpleNamespace(cfg=cfg, inputs=SimpleNamespace(benchmarks="/b", recompute=False),
+                               run=SimpleNamespace(uri="/runs/r1"), last_iteration=2, memo={})
+
+    for stage in (F.Contamination(), F.Corpus(), F.Canaries()):
+        marker = {"config": json.loads(json.dumps(stage.record(ctx(100))))}
+        assert stage.stale(ctx(100), marker) is False
+        assert stage.stale(ctx(7), marker) is isinstance(stage, F.Canaries), stage.name

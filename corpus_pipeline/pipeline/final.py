@@ -46,10 +46,14 @@ def decontam_config(ctx):
     return cfg
 
 
-def _record(ctx) -> dict:
+def _record(ctx, canaries: bool = False) -> dict:
+    """What a final stage's marker records of the settings; ``decontam.canaries`` only for the canaries
+    stage (the number of planted copies changes neither the contamination rows nor the corpus)."""
     cfg = ctx.cfg
-    out = {"last_iteration": ctx.last_iteration, "benchmarks": benchmarks_dir(ctx),
-           "decontam": cfg.section("decontam") if benchmarks_dir(ctx) else None}
+    decon = None
+    if benchmarks_dir(ctx):
+        decon = {k: v for k, v in cfg.section("decontam").items() if canaries or k != "canaries"}
+    out = {"last_iteration": ctx.last_iteration, "benchmarks": benchmarks_dir(ctx), "decontam": decon}
     if benchmarks_dir(ctx):
         out["rules"] = RULES
     if cfg.final.format != "parquet":
@@ -90,11 +94,13 @@ class FinalStage(Stage):
             return {"benchmarks": None}                  # no decontamination: its settings shape nothing
         return self.settings(ctx.cfg, {"benchmarks": benchmarks_dir(ctx)})
 
+    with_canaries = False          # the canaries stage records decontam.canaries too
+
     def record(self, ctx) -> Optional[dict]:
-        return _record(ctx)
+        return _record(ctx, self.with_canaries)
 
     def stale(self, ctx, marker: dict) -> bool:
-        return marker.get("config") != json.loads(json.dumps(_record(ctx)))
+        return marker.get("config") != json.loads(json.dumps(_record(ctx, self.with_canaries)))
 
 
 class Contamination(FinalStage):
@@ -183,6 +189,7 @@ class Canaries(FinalStage):
     benchmark item planted (:mod:`corpus_pipeline.canaries`).  A side computation: the corpus and its
     contamination rows are not touched."""
     name, path = "canaries", "final/canaries"
+    with_canaries = True
     schema = schemas.CANARIES
     keys = ("decontam.*",)
     reads = ("corpus",)
