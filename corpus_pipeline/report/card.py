@@ -38,7 +38,8 @@ _COLUMNS = {
     "page_id": "stable id of the page (a hash of its URL)",
     "url": "the page's URL, as crawled",
     "host": "the URL's host",
-    "text": "the page's text with its maths as TeX (`$...$`), extracted from the WARC record",
+    "text": "the page's main text as Markdown-flavoured plain text, extracted from the WARC record: each formula "
+            "once as TeX (`$...$`, `$$...$$`), code fenced, data tables as pipe tables, no script or style text",
     "score": "the last iteration's classifier score, P(in domain)",
     "first_iteration": "the iteration that first collected the page",
     "n_tokens": "whitespace-separated words of `text`",
@@ -113,7 +114,7 @@ def render_card(summary: dict, config: dict, languages: dict, seed_text: Optiona
             f"{n:,} web pages ({int(fin.get('tokens') or 0):,} tokens of text) that the "
             "corpus_pipeline recipe (DeepSeekMath's: iterative fastText classification of "
             "crawled pages, domain flagging and URL-path annotation, then benchmark decontamination) collected "
-            f"from a web crawl. The run stopped because: {summary.get('stopped_because') or 'not finished'}.", "",
+            f"from a web crawl. The run stopped because: {_stopped(summary)}.", "",
             "```python", "from datasets import load_dataset", "", 'ds = load_dataset("path/to/this/folder", '
             'split="train")', "```", "",
             "## Columns", "", "| column | type | holds |", "|---|---|---|"]
@@ -126,7 +127,8 @@ def render_card(summary: dict, config: dict, languages: dict, seed_text: Optiona
     out += ["", "## How it was built: the iterations", "",
             "Each iteration trains a classifier on the seed, scores every page, collects those above the "
             "threshold, flags domains and marks URL path prefixes whose pages join the next seed. Tokens here "
-            "count the bulk extraction's text; the corpus's own text was extracted again (`final.extractor`).", "",
+            "count the bulk extraction's text" + ("; the corpus's own text was extracted again (`final.extractor`)"
+                                                   if summary.get("reextraction") else "") + ".", "",
             "| iteration | seed positives | collected pages | tokens | overlap with previous | new pages | "
             "flagged domains | classifier P/R/F1 (held out) |", "|---:|---:|---:|---:|---:|---:|---:|---|"]
     for it in its:
@@ -235,8 +237,21 @@ def write_card(run, summary: dict, location: str = "final/corpus") -> Optional[s
     own_seed = bool(runjson.get("seed_corpus"))
     marker = run.marker(loc) or {}
     bench = tuple(((marker.get("config") or {}).get("decontam") or {}).get("benchmarks") or ())
+    if not bench and marker.get("config", {}).get("benchmarks"):
+        bench = tuple(prof.benchmarks or ())    # the profile's default list, as decontamination used it
     text = render_card(summary, config, languages, None if own_seed else seed_sources(prof), own_seed, fmt,
                        prof.name or "math", bench)
     path = fsmod.join(loc, CARD)
     run.fs.write_text(path, text)
     return path
+
+
+def _stopped(summary: dict) -> str:
+    why = summary.get("stopped_because") or "not finished"
+    if why == "saturated" and summary.get("stop_detail") == "seed_unchanged":
+        return "saturated (the seed did not change, so the next iteration would have collected the same pages)"
+    if why == "saturated":
+        return "saturated (98% or more of the last collection was already collected by the iteration before)" \
+            if summary.get("saturation") in (None, 0.98) else \
+            f"saturated ({summary['saturation']:.0%} or more of the last collection was collected before)"
+    return why
