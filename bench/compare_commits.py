@@ -22,6 +22,9 @@ Compared per committed stage folder (every folder holding a commit marker, in bo
   ``final/corpus/README.md``) byte for byte, by relative name (Spark's
   part-file names hold a random id, so part files are compared together, not by name).
 
+Against a commit from before the canaries stage and the dataset card, name what HEAD adds:
+``--added final/canaries --added final/corpus/README.md``.
+
 Prints one line per stage and exits 1 when anything differs. Nothing is stored in the repository:
 the runs live in ``--work`` (a temporary folder by default, removed unless ``--keep``).
 """
@@ -196,7 +199,8 @@ def counts(folder: Path) -> dict:
 
 def compare(a: Path, b: Path, added: tuple = ()) -> list[dict]:
     """One row per stage folder committed in either run; ``added``: stages B adds (committed in B
-    only, listed as added, not as a difference)."""
+    only, listed as added, not as a difference) and files B adds beside a marker (``final/corpus/README.md``:
+    present in B only, not a difference; changed where both have it, still one)."""
     sa, sb = stage_folders(a), stage_folders(b)
     rows = []
     for name in sorted(set(sa) | set(sb)):
@@ -212,6 +216,9 @@ def compare(a: Path, b: Path, added: tuple = ()) -> list[dict]:
         if da["tables"] != db["tables"]:
             why.append("rows differ: " + ", ".join(g for g in sorted(set(da["tables"]) | set(db["tables"]))
                                                    if da["tables"].get(g) != db["tables"].get(g)))
+        for f in [f for f in db["files"] if f.startswith("../") and f not in da["files"]]:
+            if f"{name}/{f[3:]}" in added:          # a file B adds beside the marker (--added STAGE/FILE)
+                del db["files"][f]
         if da["files"] != db["files"]:
             why.append("files differ: " + ", ".join(f for f in sorted(set(da["files"]) | set(db["files"]))
                                                     if da["files"].get(f) != db["files"].get(f)))
@@ -233,7 +240,8 @@ def main(argv=None) -> int:
     ap.add_argument("--keep", action="store_true", help="keep the working folder")
     ap.add_argument("--set", action="append", default=[], metavar="K=V", help="a setting for both runs")
     ap.add_argument("--added", action="append", default=[], metavar="STAGE",
-                    help="a stage folder HEAD adds (e.g. prepared): committed in B only, not a difference")
+                    help="a stage folder HEAD adds (e.g. final/canaries), or a file beside a stage's marker "
+                         "(e.g. final/corpus/README.md): in B only, not a difference")
     args = ap.parse_args(argv)
     work = Path(args.work or tempfile.mkdtemp(prefix="compare_commits_")).resolve()
     work.mkdir(parents=True, exist_ok=True)

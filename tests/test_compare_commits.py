@@ -73,3 +73,8 @@ def test_a_file_beside_the_marker_is_compared_byte_for_byte(tmp_path):
     (b / "pages" / "README.md").write_bytes(b"# corpus\n754 pages\n")
     by = {r["stage"]: r for r in compare(a, b)}
     assert not by["pages"]["ok"] and "files differ: ../README.md" in by["pages"]["why"]
+    # a card B adds (A's release wrote none) is a difference unless named with --added
+    (a / "pages" / "README.md").unlink()
+    assert "files differ: ../README.md" in {r["stage"]: r for r in compare(a, b)}["pages"]["why"]
+    assert all(r["ok"] for r in compare(a, b, added=("pages/README.md",)))
+    assert not all(r["ok"] for r in compare(b, a, added=("pages/README.md",)))
