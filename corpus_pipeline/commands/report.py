@@ -10,7 +10,8 @@ def add_arguments(p) -> None:
 
 
 def plan(args, cfg) -> list[str]:
-    return [f"read commit markers under {args.run} (and sample tables with Spark when pages are ingested)", f"write {args.run}/report/summary.json, index.html, summary.md"]
+    return [f"read commit markers under {args.run} (and sample tables with Spark when pages are ingested)", f"write {args.run}/report/summary.json, index.html, summary.md, and the final corpus's "
+            f"dataset card {args.run}/final/corpus/README.md once the corpus is committed"]
 
 
 def run(args, cfg) -> int:
