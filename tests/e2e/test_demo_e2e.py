@@ -44,7 +44,8 @@ def test_demo_saturates_with_high_precision_and_recall(tmp_path):
     assert last["true_precision"] >= 0.99          # the real-web issue's floor for the mini-crawl
     assert last["true_recall"] >= 0.99
     assert json.loads((out / "run" / "loop.json").read_text())["last_iteration"] == 2
-    assert s["final"]["pages"] == last["collected_pages"]
+    # the final corpus is the last collection less the pages decontamination removed
+    assert s["final"]["pages"] == last["collected_pages"] - s["final"]["pages_removed_by_decontamination"]
     # the final corpus is a Hugging Face dataset as it stands: its card names the data and the features
     import datasets
     ds = datasets.load_dataset(str(out / "run" / "final" / "corpus"), split="train", cache_dir=str(tmp_path / "hf"))
