@@ -5,6 +5,7 @@ The stages that use them (and commit their results) are in
 """
 from __future__ import annotations
 
+import json
 import time
 
 from pyspark.sql import Window
@@ -71,8 +72,9 @@ def extract_to_staging(spark, refs: list[str], cfg: Config, path: str) -> dict:
                     fn=_task(cfg))
     obs = Observation("extract_counters")
     counter = F.when(F.col("kind") == "count", F.struct(F.col("c_reason").alias("r"), F.col("c_count").alias("n")))
-    write_table(df.observe(obs, F.collect_list(counter).alias("c")), path)
-    return sum_counters((r["r"], r["n"]) for r in (obs.get.get("c") or []))
+    # as one JSON string: pyspark 3.5's Observation converts scalars only (a list arrives as a JavaObject)
+    write_table(df.observe(obs, F.to_json(F.collect_list(counter)).alias("c")), path)
+    return sum_counters((r["r"], r["n"]) for r in json.loads(obs.get.get("c") or "[]"))
 
 
 def sum_counters(pairs) -> dict:
