@@ -66,6 +66,16 @@ def _describe(spark, text) -> bool:
         return False
 
 
+def _pace(done: int, total: int, elapsed: float, show_elapsed: bool = False) -> str:
+    """``, 3.1 tasks/s[, 41 s], ~27 s left`` of a stage ``elapsed`` seconds in (no estimate before a task
+    ends, none once all have)."""
+    rate = done / elapsed
+    out = f", {rate:.1f} tasks/s" + (f", {elapsed:.0f} s" if show_elapsed else "")
+    if 0 < done < total:
+        out += f", ~{(total - done) / rate:.0f} s left"
+    return out
+
+
 def stage_progress_line(label: str, elapsed: float, sid: Optional[int] = None, done: int = 0, total: int = 0,
                         running: int = 0, stage_elapsed: float = 0.0) -> str:
     """``[spark] near dedup, 41 s: Spark stage 12, 37/120 tasks, 2 running, 3.1 tasks/s, ~27 s left``;
@@ -76,10 +86,7 @@ def stage_progress_line(label: str, elapsed: float, sid: Optional[int] = None, d
     else:
         line += f"Spark stage {sid}, {done}/{total} tasks, {running} running"
         if stage_elapsed > 0:
-            rate = done / stage_elapsed
-            line += f", {rate:.1f} tasks/s"
-            if 0 < done < total:
-                line += f", ~{(total - done) / rate:.0f} s left"
+            line += _pace(done, total, stage_elapsed)
     logger("spark").info(line)
     return line
 
@@ -88,11 +95,7 @@ def progress_line(sid: int, name: str, done: int, total: int, running: int, elap
     """``[spark] stage 12 (...): 37/120 tasks, 2 running, 3.1 tasks/s, 41 s, ~27 s left`` (also logged)."""
     line = f"[spark] stage {sid} ({name}): {done}/{total} tasks, {running} running"
     if elapsed > 0:
-        rate = done / elapsed
-        line += f", {rate:.1f} tasks/s, {elapsed:.0f} s"
-        if 0 < done < total:
-            line += f", ~{(total - done) / rate:.0f} s left"
-
+        line += _pace(done, total, elapsed, show_elapsed=True)
     logger("spark").info(line)
     return line
 
