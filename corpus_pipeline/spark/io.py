@@ -33,15 +33,10 @@ def write_table(df, path: str, ddl: Optional[str] = None, partitions: Optional[i
 def write_counted(df, path: str, ddl: Optional[str] = None, partitions: Optional[int] = None) -> int:
     """:func:`write_table`, returning how many rows it wrote: counted while writing (an
     observed metric of the write's own job), not by reading the files back."""
-    from pyspark.sql import Observation
-    from pyspark.sql import functions as F
-
-    obs = Observation("rows_written")
-    write_table(df.observe(obs, F.count(F.lit(1)).alias("n")), path, ddl, partitions)
-    return int(obs.get.get("n", 0))
+    return write_observed(df, path, ddl, {"n": "count(1)"}, partitions)["n"]
 
 
-def write_observed(df, path: str, ddl: Optional[str], aggregates: dict) -> dict:
+def write_observed(df, path: str, ddl: Optional[str], aggregates: dict, partitions: Optional[int] = None) -> dict:
     """:func:`write_table`, returning ``{name: value}`` of the SQL aggregate expressions ``aggregates``
     (``{"rows": "count(1)", "empty": "count_if(line = '')"}``) over the rows written, observed by the
     write's own job (its result stage: a retried task's rows are counted once)."""
@@ -50,7 +45,7 @@ def write_observed(df, path: str, ddl: Optional[str], aggregates: dict) -> dict:
 
     obs = Observation("written")
     cols = [F.expr(e).alias(n) for n, e in aggregates.items()]
-    write_table(df.observe(obs, *cols), path, ddl)
+    write_table(df.observe(obs, *cols), path, ddl, partitions)
     got = obs.get
     return {n: (int(got[n]) if got.get(n) is not None else 0) for n in aggregates}
 
