@@ -180,10 +180,7 @@ def pages_of(run, iteration: Optional[int], host: Optional[str], prefix: Optiona
         return {"host": host, "prefix": prefix, "iteration": None, "pages": len(under),
                 "rows": [_page_row(pages[k], k, None, None) for k in order if k in pages]}
     ids = set(under)
-    scores = {r["page_id"]: r["score"] for r in rows(_stage(run, "scores", iteration), ["page_id", "score"],
-                                                      isin("page_id", ids))} if ids else {}
-    coll = {r["page_id"] for r in rows(_stage(run, "collected", iteration), ["page_id"],
-                                       isin("page_id", ids))} if ids else set()
+    scores, coll = _scored(run, iteration, ids)
 
     def best(flag: bool) -> list:
         keys = [k for k in ids if (k in coll) == flag]
@@ -194,6 +191,16 @@ def pages_of(run, iteration: Optional[int], host: Optional[str], prefix: Optiona
             "collected_pages": len(coll),
             "collected": [_page_row(pages[k], k, scores.get(k), True) for k in got if k in pages],
             "missed": [_page_row(pages[k], k, scores.get(k), False) for k in missed if k in pages]}
+
+
+def _scored(run, iteration: int, ids: set) -> tuple[dict, set]:
+    """(page_id -> score, the collected ones) of the iteration, for the given pages only."""
+    if not ids:
+        return {}, set()
+    scores = {r["page_id"]: r["score"] for r in rows(_stage(run, "scores", iteration), ["page_id", "score"],
+                                                      isin("page_id", ids))}
+    coll = {r["page_id"] for r in rows(_stage(run, "collected", iteration), ["page_id"], isin("page_id", ids))}
+    return scores, coll
 
 
 def _page_row(p: dict, page_id: str, score, collected) -> dict:
@@ -264,10 +271,7 @@ def prefix_view(run, iteration: int, prefixes: list[tuple[str, str]], samples_pe
         if m:
             matched[pid] = m
     ids = set(matched)
-    scores = {r["page_id"]: r["score"] for r in rows(_stage(run, "scores", iteration), ["page_id", "score"],
-                                                      isin("page_id", ids))} if ids else {}
-    coll = {r["page_id"] for r in rows(_stage(run, "collected", iteration), ["page_id"],
-                                       isin("page_id", ids))} if ids else set()
+    scores, coll = _scored(run, iteration, ids)
     seed = {r["page_id"] for r in rows(_stage(run, "seed", iteration), ["page_id"],
                                        isin("page_id", ids))} if ids else set()
     joins: dict = {}
