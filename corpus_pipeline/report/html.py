@@ -239,10 +239,6 @@ def final_paragraph(s: dict) -> str:
             f"<code>README.md</code>).</p>")
 
 
-def _rate(x) -> str:
-    return "–" if x is None else f"{x:.1%}"
-
-
 def short_items_section(s: dict) -> str:
     """Per benchmark: whole short questions looked up, and left out as generic (``short_items``)."""
     d = s.get("decontamination") or {}
@@ -281,7 +277,7 @@ def render_html(s: dict) -> str:
         bar_chart("Collected pages per iteration", xs, [it["collected_pages"] for it in its]),
         bar_chart("Collected tokens per iteration", xs, [it["collected_tokens"] for it in its]),
         line_chart("Overlap with previous iteration (saturation rule)", xs,
-                   {"overlap": [it["overlap_with_previous"] for it in its]}, ymax=1.0, fmt=_rate, labels=True,
+                   {"overlap": [it["overlap_with_previous"] for it in its]}, ymax=1.0, fmt=_pct, labels=True,
                    axis_fmt=_pct_tick, hlines=((sat, f"saturation {sat:.0%}"),) if sat else ()),
         bar_chart("Seed positives per iteration", xs, [it["seed_positives"] for it in its]),
         _language_chart(details),
@@ -293,7 +289,7 @@ def render_html(s: dict) -> str:
         charts.append(line_chart("True precision and recall (labels, by iteration)", xs,
                                  {"true precision": [it["true_precision"] for it in its],
                                   "true recall": [it["true_recall"] for it in its]}, ymax=1.0, labels=True,
-                                 fmt=_rate, axis_fmt=_pct_tick))
+                                 fmt=_pct, axis_fmt=_pct_tick))
     hists = []
     for it in its:
         hist = it.get("score_histogram") or []
@@ -307,7 +303,7 @@ def render_html(s: dict) -> str:
                                    marks=marks, edges=True))
 
     def clf(it, k):
-        return _rate((it.get("classifier") or {}).get(k))
+        return _pct((it.get("classifier") or {}).get(k))
 
     rows = [[it["iteration"], f"{it['collected_pages']:,}", f"{it['collected_tokens']:,}",
              _pct(it["overlap_with_previous"]), f"{it['new_pages']:,}", it["flagged_domains"],
