@@ -65,7 +65,6 @@ from .errors import InputFileError
 
 WORKSHEET = "worksheet.md"
 MARKED = "marked_paths.txt"
-MARKED_FILE = MARKED
 INDEX = "prefixes.json"
 REJECTED = "rejected_paths.txt"     # prefixes a person rejected: never offered again in later iterations
 

@@ -175,7 +175,7 @@ def with_judged(ctx, i: int, pages, seed) -> tuple:
 
 def read_marks(ctx, i: int) -> list:
     """The committed marks of iteration ``i``."""
-    return ann.read_marks(fsmod.join(ctx.location("annotations", i), ann.MARKED_FILE), None)
+    return ann.read_marks(fsmod.join(ctx.location("annotations", i), ann.MARKED), None)
 
 
 class Model(Stage):
@@ -382,7 +382,7 @@ class Annotations(Stage):
         previous = previous_marks(ctx)
         known = {(r["host"], r["prefix"]) for r in rows} | {(m.host, m.prefix) for m in previous}
         awaiting_path = fsmod.join(adir, AWAITING_FILE)
-        marked_path = fsmod.join(adir, ann.MARKED_FILE)
+        marked_path = fsmod.join(adir, ann.MARKED)
         mode = ctx.inputs.annotate
         if mode == "manual":
             if run.fs.exists(awaiting_path):
