@@ -3,8 +3,8 @@ scoring row for row, exact selection by threshold and by token budget."""
 from __future__ import annotations
 
 import json
-from collections import Counter
 import random
+from collections import Counter
 
 import pytest
 
