@@ -1,7 +1,9 @@
-"""Where a small ``corpus-pipeline ingest`` spends its wall time: per product stage, its Spark jobs,
-stages and tasks, time inside jobs (tasks running, scheduling) and time between them (driver).
+"""Where a small ``corpus-pipeline ingest`` (or ``run``) spends its wall time: per product stage, its Spark
+jobs, stages and tasks, time inside jobs (tasks running, scheduling) and time between them (driver).
 
-``python -m bench.profile_ingest --input SRC... [--run RUN] [--set K=V ...]`` runs the command in this
+``python -m bench.profile_ingest --input SRC... [--run RUN] [--set K=V ...] [--command run -- ARGS...]``
+runs the command (``ingest`` by default; ``run`` profiles the whole loop, e.g. the demo's with
+``--command run -- --labels L --benchmarks B --annotate auto``) in this
 process with Spark's event log on, records when each stage of the recipe starts and ends (the
 runner's ``ensure``), then reads the event log back (:mod:`bench.eventlog`) and prints per stage:
 wall seconds, Spark jobs, stages run, tasks, seconds inside jobs, summed task run time, and the
@@ -26,6 +28,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--input", nargs="+", required=True)
     ap.add_argument("--run")
     ap.add_argument("--set", dest="sets", action="append", default=[])
+    ap.add_argument("--command", default="ingest", choices=("ingest", "run"))
+    ap.add_argument("rest", nargs="*", help="further arguments of the command (after --)")
     args = ap.parse_args(argv)
     t_cmd = time.time()
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -45,7 +49,7 @@ def main(argv=None) -> dict:
         try:
             return orig(self, stage, i)
         finally:
-            spans.append((stage.name, t0, time.time()))
+            spans.append((stage.name if i is None else f"{i}:{stage.name}", t0, time.time()))
 
     runner_mod.Runner.ensure = ensure
     from corpus_pipeline.cli import main as cli
@@ -53,7 +57,7 @@ def main(argv=None) -> dict:
     conf = os.path.join(tmp, "eventlog.toml")
     Path(conf).write_text(f'[spark.conf]\n"spark.eventLog.enabled" = "true"\n"spark.eventLog.dir" = "file://{ev}"\n'
                           '"spark.eventLog.compress" = "false"\n')
-    argv2 = ["ingest", "--config", conf, "--input", *args.input, "--run", run]
+    argv2 = [args.command, "--config", conf, "--input", *args.input, "--run", run, *args.rest]
     for s in args.sets:
         argv2 += ["--set", s]
     rc = cli(argv2)
@@ -77,6 +81,7 @@ def main(argv=None) -> dict:
     print(f"{'stage':<18} {'wall s':>7} {'jobs':>4} {'stg':>4} {'tasks':>5} {'in jobs':>7} {'task s':>7} "
           f"{'driver s':>8}")
     tot = {"wall": 0.0, "jobs": 0, "in_jobs": 0.0, "task": 0.0}
+    per_stage = []
     for name, a, b in spans:
         js = [j for j, d in jobs.items() if a * 1000 <= d["start"] <= b * 1000]
         iv = sorted((jobs[j]["start"], jobs[j].get("end", jobs[j]["start"])) for j in js)
@@ -99,6 +104,7 @@ def main(argv=None) -> dict:
             w = (d.get("end", d["start"]) - d["start"]) / 1000
             print(f"    job {j:>3} {d['sql'] or d['site'][:20]:<12} stages {d['stages']} (ran {d.get('ran_stages', 0)}) "
                   f"tasks {t['n']:>3} wall {w:6.2f} task {t['run_ms'] / 1000:6.2f}")
+        per_stage.append({"stage": name, "wall_s": wall, "jobs": len(js), "stages": stg, "tasks": n_tasks})
         tot["wall"] += wall
         tot["jobs"] += len(js)
         tot["in_jobs"] += inj / 1000
@@ -110,7 +116,7 @@ def main(argv=None) -> dict:
           f"{t_end - (spans[-1][2] if spans else t_end):.1f} s")
     if not args.run:
         shutil.rmtree(tmp, ignore_errors=True)
-    return {"spans": spans, "jobs": jobs}
+    return {"spans": spans, "jobs": jobs, "per_stage": per_stage}
 
 
 if __name__ == "__main__":

@@ -193,14 +193,14 @@ def train_from_files(train_file: str, heldout_file: Optional[str], cfg: Classifi
     try:
         local_model = os.path.join(work, clf.model_file)
         t0 = time.perf_counter()
-        facts = dict(clf.train(train_file, local_model, cfg) or {})
-        train_s = time.perf_counter() - t0
         c = dict(counts or {})
+        measure = bool(heldout_file and c.get("holdout_positives") and c.get("holdout_negatives"))
+        facts, held = clf.train_and_evaluate(train_file, local_model, heldout_file if measure else None, cfg)
+        facts = dict(facts or {})
+        train_s = time.perf_counter() - t0          # training and the held-out scoring
         ev = None
-        if heldout_file and c.get("holdout_positives") and c.get("holdout_negatives"):
-            scores, labels, more = clf.evaluate(local_model, heldout_file, cfg)
-            facts.update(more)
-            ev = pr_metrics(scores, labels)
+        if held is not None:
+            ev = pr_metrics(*held)
         if ev is None:
             ev = {"threshold": EVAL_THRESHOLD, "precision": None, "recall": None, "f1": None,
                   "average_precision": None, "pr_curve": [],

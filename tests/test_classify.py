@@ -224,6 +224,30 @@ def test_training_is_deterministic(real_text):
     assert [C.predict_proba(m2, [t], cfg)[0] for t in probe[:5]] == s2[:5]
 
 
+def test_measured_in_the_training_process_equals_a_loaded_model(real_text, tmp_path):
+    """fastText scores the held-out file in its training process (the driver never loads the
+    model): the same scores and labels as the base class's train, load, then evaluate."""
+    from corpus_pipeline.classifiers import Classifier
+    from corpus_pipeline.classifiers.fasttext import FastTextClassifier
+
+    cfg = ClassifierConfig(dim=16, bucket=20_000, epoch=2)
+    clf = FastTextClassifier()
+    pos = [t for _, t in real_text["math_docs"][::8]]
+    neg = [t for _, t in real_text["non_docs"][::4]]
+    train, held = tmp_path / "train.txt", tmp_path / "held.txt"
+    train.write_text("".join(f"{lab} {clf.prepare(t, cfg)}\n" for lab, ts in
+                             ((C.LABEL_MATH, pos[5:]), (C.LABEL_OTHER, neg[5:])) for t in ts), encoding="utf-8")
+    held.write_text("".join(f"{lab} {clf.prepare(t, cfg)}\n" for lab, ts in
+                            ((C.LABEL_MATH, pos[:5]), (C.LABEL_OTHER, neg[:5])) for t in ts), encoding="utf-8")
+    facts, (scores, labels) = clf.train_and_evaluate(str(train), str(tmp_path / "a.bin"), str(held), cfg)
+    base_facts, (base_scores, base_labels) = Classifier.train_and_evaluate(
+        clf, str(train), str(tmp_path / "b.bin"), str(held), cfg)
+    assert scores == base_scores and labels == base_labels == [True] * 5 + [False] * 5
+    assert facts == base_facts and facts["vocabulary"] > 0 and len(set(scores)) > 1
+    assert not list(tmp_path.glob("*.json"))           # the scores file is removed
+    assert clf.train_and_evaluate(str(train), str(tmp_path / "c.bin"), None, cfg)[1] is None
+
+
 def _labeled_pages(shared_data) -> list[dict]:
     """Labeled real pages (math / non-math), text extracted with extract_html.  All pages of
     the llm_webkit and article-extraction benchmarks; of the 949 mostly German trafilatura

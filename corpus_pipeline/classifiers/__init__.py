@@ -17,7 +17,9 @@ implementation named by ``classifier.kind`` and uses these operations.
   prepared lines (held-out lines of the same file format without the label).
 * ``metrics``: :meth:`Classifier.evaluate` streams a held-out file of the same
   format through ``predict`` and returns (scores, is_positive) for
-  :func:`corpus_pipeline.classify.pr_metrics`; implementations may override it.
+  :func:`corpus_pipeline.classify.pr_metrics`; implementations may override it, or
+  :meth:`Classifier.train_and_evaluate` (train, then measure: fastText measures in its
+  training process with the model in memory, so the driver never loads the model).
 
 Adding a model: write one module with a subclass of :class:`Classifier` and add
 one line to ``REGISTRY`` below (or, outside this package, call
@@ -75,7 +77,11 @@ class Classifier:
                  ) -> tuple[list[float], list[bool], dict]:
         """(scores, is_positive, facts) of every line of a held-out file, streamed in batches.
         The model is loaded for this call only (not kept in the process cache)."""
-        model = self.load_uncached(model_file)
+        return self.evaluate_model(self.load_uncached(model_file), heldout_file, cfg, batch)
+
+    def evaluate_model(self, model, heldout_file: str, cfg, batch: int = 2048
+                       ) -> tuple[list[float], list[bool], dict]:
+        """:meth:`evaluate` with a model already loaded (or just trained)."""
         scores: list[float] = []
         labels: list[bool] = []
         texts: list[str] = []
@@ -90,6 +96,17 @@ class Classifier:
         if texts:
             scores += self.predict(model, texts, cfg, prepared=True)
         return scores, labels, self.facts(model)
+
+    def train_and_evaluate(self, train_file: str, model_file: str, heldout_file: Optional[str], cfg
+                           ) -> tuple[dict, Optional[tuple[list[float], list[bool]]]]:
+        """:meth:`train`, then :meth:`evaluate` on ``heldout_file`` unless it is None: (facts, (scores,
+        is_positive) or None).  An implementation may measure with the model it has just trained
+        (fastText does, in its training process: the caller never loads the model)."""
+        facts = dict(self.train(train_file, model_file, cfg) or {})
+        if heldout_file is None:
+            return facts, None
+        scores, labels, more = self.evaluate(model_file, heldout_file, cfg)
+        return {**facts, **more}, (scores, labels)
 
     def load_uncached(self, model_file: str):
         return self.load(model_file)

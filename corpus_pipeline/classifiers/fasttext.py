@@ -111,20 +111,34 @@ except (OSError, AttributeError):
     pass
 import fasttext
 a = json.loads(sys.argv[1])
-out = a.pop("_out")
+out, heldout, scores_out = a.pop("_out"), a.pop("_heldout", None), a.pop("_scores", None)
 m = fasttext.train_supervised(**a)
 m.save_model(out)
-print(json.dumps({"vocabulary": len(m.words)}))
+facts = {"vocabulary": len(m.words)}
+if heldout:
+    # the held-out measurement with the model in memory (the same code as a loaded model's)
+    from corpus_pipeline.classifiers.fasttext import FastTextClassifier
+    scores, labels, more = FastTextClassifier().evaluate_model(m, heldout, None)
+    facts.update(more)
+    with open(scores_out, "w") as f:
+        json.dump({"scores": scores, "labels": labels}, f)
+print(json.dumps(facts))
 """
 
 
-def fit(train_path: str, cfg, out_path: str) -> dict:
+def fit(train_path: str, cfg, out_path: str, heldout_path: Optional[str] = None,
+        scores_path: Optional[str] = None) -> dict:
     """Train fastText on the file at ``train_path`` (read by fastText itself, streamed)
-    in a child process; the model is written to ``out_path``.  Returns {"vocabulary": n}."""
+    in a child process; the model is written to ``out_path``.  Returns {"vocabulary": n}.
+    With ``heldout_path``, the child also scores that held-out file with the model it holds
+    (:meth:`Classifier.evaluate_model`) and writes ``{"scores", "labels"}`` to ``scores_path`` as
+    JSON (floats round-trip exactly)."""
 
     args = dict(input=train_path, dim=cfg.dim, lr=cfg.lr, wordNgrams=cfg.word_ngrams,
                 minCount=cfg.min_count, epoch=cfg.epoch, bucket=cfg.bucket, thread=cfg.threads,
                 seed=cfg.seed, loss="softmax", minn=0, maxn=0, verbose=0, _out=out_path)
+    if heldout_path:
+        args.update(_heldout=heldout_path, _scores=scores_path)
     for attempt in range(1, NAN_ATTEMPTS + 1):
         r = subprocess.run([sys.executable, "-c", _FIT_CHILD, json.dumps(args)],
                            capture_output=True, text=True)
@@ -187,6 +201,21 @@ class FastTextClassifier(Classifier):
 
     def train(self, train_file: str, model_file: str, cfg) -> dict:
         return fit(train_file, cfg, model_file)
+
+    def train_and_evaluate(self, train_file: str, model_file: str, heldout_file: Optional[str], cfg):
+        """Training and the held-out measurement in one child process, with the model it has just
+        trained: the caller never loads the model (about 220 MB at the default settings)."""
+        if heldout_file is None:
+            return fit(train_file, cfg, model_file), None
+        scores_file = model_file + ".heldout_scores.json"
+        try:
+            facts = fit(train_file, cfg, model_file, heldout_file, scores_file)
+            with open(scores_file) as f:
+                got = json.load(f)
+        finally:
+            if os.path.exists(scores_file):
+                os.remove(scores_file)
+        return facts, ([float(x) for x in got["scores"]], [bool(x) for x in got["labels"]])
 
     def load(self, model_file: str):
         return load_model(model_file)

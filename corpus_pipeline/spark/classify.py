@@ -56,6 +56,13 @@ def _seed_langs(spark, pos):
     return map_rows(pos.select("uid", "text", "page_lang"), run, "uid STRING, text STRING, lang STRING")
 
 
+def _count_by(df, col: str) -> dict:
+    """{value: rows} of ``df`` per value of ``col`` (one small aggregate)."""
+    from pyspark.sql import functions as F
+
+    return {r[col]: int(r["n"]) for r in df.groupBy(col).agg(F.count(F.lit(1)).alias("n")).collect()}
+
+
 def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: int,
                   exclude_seed_pages: bool = True, exclude_markup: Optional[bool] = None,
                   markup_column: str = "has_math_markup"):
@@ -94,9 +101,25 @@ def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: 
                    *([F.col("page_lang")] if by_lang else []))
            .where(_nonempty(F.col("text")))
            .withColumn("_k", hash_key(F.col("uid"), random_seed=random_seed)))
-    n_pos_all = pos.count()
-    pos = smallest_k(pos, "_k", "uid", cfg.max_positives, n_pos_all).drop("_k")
+    pos_langs = None
+    if by_lang:
+        # languages first, counted per language in one aggregate that also gives the total: when
+        # the seed is within max_positives (the usual case) nothing is sampled and no second count
+        # is needed (the language of a row does not depend on which rows are kept)
+        pos = persisted(_seed_langs(spark, pos).withColumn("_k", hash_key(F.col("uid"), random_seed=random_seed)))
+        pos_langs = _count_by(pos, "lang")
+        n_pos_all = sum(pos_langs.values())
+    else:
+        n_pos_all = pos.count()
+    sampled = smallest_k(pos, "_k", "uid", cfg.max_positives, n_pos_all).drop("_k")
     n_pos = min(n_pos_all, cfg.max_positives)
+    if by_lang and n_pos < n_pos_all:
+        kept = persisted(sampled)
+        pos_langs = _count_by(kept, "lang")
+        pos.unpersist()
+        pos = kept
+    else:
+        pos = sampled
 
     n_neg = min(int(round(n_pos * cfg.negatives_per_positive)), cfg.max_negatives)
     markup = cfg.negatives_exclude_math_markup if exclude_markup is None else exclude_markup
@@ -118,9 +141,7 @@ def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: 
         counts.update({"negatives_available": int(n_cand), "sampled_negatives": int(min(n_neg, n_cand))})
         return pos.select("uid", "text"), neg, counts
 
-    pos = persisted(_seed_langs(spark, pos))
-    pos_langs = {r["lang"]: int(r["n"]) for r in pos.groupBy("lang").agg(F.count(F.lit(1)).alias("n")).collect()}
-    avail = {r["lang"]: int(r["n"]) for r in candidates.groupBy("lang").agg(F.count(F.lit(1)).alias("n")).collect()}
+    avail = _count_by(candidates, "lang")
     use_bg = bool(getattr(cfg, "background_negatives", True))
 
     bg_docs = {lang: (load_background(lang) if use_bg else []) for lang in pos_langs}

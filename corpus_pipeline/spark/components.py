@@ -11,7 +11,7 @@ centre is the smallest node of its component: every node has at most one
 outgoing edge ``(node -> root)`` and no root has an outgoing edge.  The result
 maps every node that appears in an edge to the smallest node of its component
 (the roots map to themselves).  Nothing is collected to the driver: the
-convergence test is a ``count()``.
+convergence test is one aggregate, which also gives the edge, node and component counts.
 """
 from __future__ import annotations
 
@@ -48,13 +48,18 @@ def _small_star(e: DataFrame) -> DataFrame:
     return a.unionByName(b).distinct()
 
 
-def _converged(e: DataFrame) -> bool:
-    """True when e (src > dst) is a forest of stars rooted at the smallest node: no node
-    has two outgoing edges and no edge points at a node that has one (one job)."""
-    outdeg = e.groupBy(F.col("src").alias("n")).agg(F.count(F.lit(1)).alias("d"))
-    multi = outdeg.where(F.col("d") > 1).select("n")
-    chained = e.select(F.col("dst").alias("n")).join(outdeg.select("n").hint("shuffle_hash"), "n", "left_semi")
-    return multi.unionByName(chained).limit(1).count() == 0
+def forest_counts(e: DataFrame) -> dict:
+    """One aggregate (one query) over ``e`` (src > dst, distinct): ``edges``, ``nodes`` and ``bad``, the
+    nodes that keep ``e`` from being a forest of stars rooted at the smallest node (two outgoing
+    edges, or an outgoing edge while some edge points at it).  ``bad == 0``: converged, and then
+    every node but the roots has exactly one edge, so the components number ``nodes - edges``."""
+    ends = e.select(F.col("src").alias("n"), F.lit(1).alias("o"), F.lit(0).alias("i")).unionByName(
+        e.select(F.col("dst").alias("n"), F.lit(0).alias("o"), F.lit(1).alias("i")))
+    per = ends.groupBy("n").agg(F.sum("o").alias("d"), F.max("i").alias("i"))
+    bad = (F.col("d") > 1) | ((F.col("d") > 0) & (F.col("i") > 0))
+    r = per.agg(F.sum("d").alias("edges"), F.count(F.lit(1)).alias("nodes"),
+                F.sum(F.when(bad, 1).otherwise(0)).alias("bad")).collect()[0]
+    return {k: int(r[k] or 0) for k in ("edges", "nodes", "bad")}
 
 
 def materialize(df: DataFrame, reliable: bool) -> DataFrame:
@@ -69,6 +74,22 @@ def materialize(df: DataFrame, reliable: bool) -> DataFrame:
     return out
 
 
+def materialize_counted(df: DataFrame, reliable: bool) -> tuple[DataFrame, int]:
+    """:func:`materialize` and the number of rows, from the job that computes the checkpoint: a lazy
+    checkpoint is written when the first action over it ends, so that action is ``count()`` (an
+    eager checkpoint runs a count of its own and drops it)."""
+    from .classic import reliable_checkpoints
+
+    if not reliable or not reliable_checkpoints(df.sparkSession):
+        out = df.localCheckpoint(eager=False)
+        return out, out.count()
+    cached = df.persist()
+    out = cached.checkpoint(eager=False)
+    n = out.count()
+    cached.unpersist()
+    return out, n
+
+
 def connected_components(edges: DataFrame, checkpoint_dir: Optional[str] = None,
                          max_iterations: int = 30) -> tuple[DataFrame, int]:
     """``edges(src, dst)`` -> (``components(node, component)``, rounds used).
@@ -78,6 +99,16 @@ def connected_components(edges: DataFrame, checkpoint_dir: Optional[str] = None,
     converged after ``max_iterations`` rounds (each round is one large-star
     and one small-star step).
     """
+    comps, rounds, _ = components_counted(edges, checkpoint_dir, max_iterations)
+    return comps, rounds
+
+
+def components_counted(edges: DataFrame, checkpoint_dir: Optional[str] = None,
+                       max_iterations: int = 30) -> tuple[DataFrame, int, dict]:
+    """:func:`connected_components` with the counts its convergence tests measure anyway:
+    ``input_edges`` (distinct undirected edges, self-loops left out), ``nodes``, ``components`` and
+    ``non_roots`` (``nodes - components``, the members that are not their component's smallest
+    node).  One query per test (:func:`forest_counts`), none added."""
     spark = edges.sparkSession
     if checkpoint_dir:
         from .classic import set_checkpoint_dir
@@ -85,7 +116,9 @@ def connected_components(edges: DataFrame, checkpoint_dir: Optional[str] = None,
         set_checkpoint_dir(spark, checkpoint_dir)
     e = _norm(edges).persist()
     rounds = 0
-    while not _converged(e):
+    c = forest_counts(e)
+    first = c["edges"]
+    while c["bad"]:
         if rounds >= max_iterations:
             raise RuntimeError(
                 f"connected components did not converge in {max_iterations} rounds "
@@ -94,6 +127,9 @@ def connected_components(edges: DataFrame, checkpoint_dir: Optional[str] = None,
         prev = e
         e = materialize(_small_star(_large_star(e)), bool(checkpoint_dir))
         prev.unpersist()
+        c = forest_counts(e)
     members = e.select(F.col("src").alias("node"), F.col("dst").alias("component"))
     roots = e.select(F.col("dst").alias("node"), F.col("dst").alias("component")).distinct()
-    return members.unionByName(roots), rounds
+    counts = {"input_edges": first, "nodes": c["nodes"], "components": c["nodes"] - c["edges"],
+              "non_roots": c["edges"]}
+    return members.unionByName(roots), rounds, counts

@@ -54,7 +54,7 @@ from .. import fs as fsmod
 from ..config import DedupConfig
 from ..dedup import minhash as mh
 from ..schemas import DUPLICATES, columns
-from .components import materialize, connected_components
+from .components import components_counted, materialize, materialize_counted
 from .arrow import local_rows, map_rows
 from .classic import persisted, set_checkpoint_dir
 
@@ -218,25 +218,27 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
             # every member of a bucket that failed (in any sub-bucket or at the top) is regrouped
             failed = (judged.where(F.col("sim") < F.lit(t))
                       .select(F.col("src").alias("page_id"), "band", "bkey").distinct())
-            ctx = materialize(group_edges(bucket_groups(failed, cfg.sub_buckets, rnd + 1)), reliable=True)
-            if ctx.limit(1).count() == 0:
+            ctx, n_ctx = materialize_counted(group_edges(bucket_groups(failed, cfg.sub_buckets, rnd + 1)),
+                                             reliable=True)
+            if n_ctx == 0:
                 break
         edges = kept_parts[0]
         for part in kept_parts[1:]:
             edges = edges.unionByName(part)
-        edges = persisted(edges.distinct(), StorageLevel.MEMORY_AND_DISK)
-        verified_pairs = edges.count()
+        # deduplicated, cached and counted by the components' first convergence test
     else:
         edges = cand
-        verified_pairs = candidate_pairs
     lap("verify")
+
+    # 4. connected components in Spark; their first convergence test counts the verified pairs
+    #    (edges are src > dst: distinct undirected edges = distinct pairs), the last one the
+    #    components and their non-root members
+    comps, rounds, cc = components_counted(edges, checkpoint_dir=ckpt, max_iterations=cfg.max_iterations_cc)
+    verified_pairs = cc["input_edges"]
     stats.update(verified_pairs=verified_pairs, rescued_pairs=rescued_pairs)
     if verified_pairs == 0:   # every candidate failed its check: nothing to cluster
-        _unpersist(cand, cand_ctx, sh, edges)
+        _unpersist(cand, cand_ctx, sh)
         return _no_near_duplicates(spark, pages_df, stats, timings)
-
-    # 4. connected components in Spark
-    comps, rounds = connected_components(edges, checkpoint_dir=ckpt, max_iterations=cfg.max_iterations_cc)
     lap("components")
 
     # 5. survivor: longest text, then smallest page_id
@@ -259,10 +261,9 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
                     sim_col("sa", "sb").alias("similarity"))
             .select(*columns(DUPLICATES)))
     dups = materialize(dups, reliable=True)   # the returned tables read from the checkpoint
-    _unpersist(cand, cand_ctx, sh, edges)
-    # every cluster has a removed page: both counts from one aggregate
-    tot = dups.agg(F.count(F.lit(1)).alias("n"), F.countDistinct("kept_page_id").alias("c")).collect()[0]
-    n_removed, clusters = int(tot["n"]), int(tot["c"])
+    _unpersist(cand, cand_ctx, sh)
+    # one survivor per component, every other member removed: the counts of the last convergence test
+    n_removed, clusters = cc["non_roots"], cc["components"]
     lap("survivors")
 
     kept = pages_df.join(dups.select("page_id").hint("shuffle_hash"), "page_id", "left_anti") \

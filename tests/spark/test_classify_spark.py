@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 
 import pytest
 
@@ -123,6 +124,14 @@ def test_negatives_follow_the_positives_languages(spark, data):
     zh3 = [r for r in neg3.collect() if r["text"].startswith("zh ")]
     assert len(zh3) == by["zh"] and len({r["text"] for r in zh3}) == 6 and c3["repeated_negatives"] == {"zh": by["zh"] - 6}
     assert c3["background_negatives"] == 0
+    # capped positives: the same hash-smallest seeds as without languages, counted per language
+    capped = replace(cfg, max_positives=25)
+    pos4, _, c4 = training_sets(spark, pages_df, seed_df, capped, 5)
+    pos5, _, c5 = training_sets(spark, pages_df, seed_df, replace(capped, negatives_by_language=False), 5)
+    assert _texts(pos4) == _texts(pos5) and len(_texts(pos4)) == 25
+    assert c4["seed_positives_available"] == c5["seed_positives_available"] == 40
+    got = Counter("zh" if r["uid"].startswith("z") else "en" for r in pos4.collect())
+    assert c4["positives_by_language"] == dict(got) and sum(got.values()) == 25
 
 
 def test_training_set_caps_and_files_do_not_depend_on_partitioning(spark, data, tmp_path):

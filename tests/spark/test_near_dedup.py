@@ -416,3 +416,10 @@ def test_connected_components_against_union_find(spark, tmp_path):
     assert got == expect and rounds >= 2
     with pytest.raises(RuntimeError):
         connected_components(df, None, max_iterations=1)
+    # the counts its convergence tests give (near dedup's verified pairs, removed pages, clusters)
+    from corpus_pipeline.spark.components import components_counted
+
+    comps2, rounds2, c = components_counted(df, str(tmp_path / "cc2"), max_iterations=30)
+    undirected = {tuple(sorted(e)) for e in edges if e[0] != e[1]}
+    assert c == {"input_edges": len(undirected), "nodes": len(expect), "components": len(groups),
+                 "non_roots": len(expect) - len(groups)} and rounds2 == rounds
