@@ -436,3 +436,39 @@ print(sorted(m for m in set(sys.modules) - before if not m.startswith('encodings
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "[]", f"imported during extraction: {out.stdout.strip()}"
+
+
+# --- code and tables as Markdown (issue 37) ----------------------------------------
+
+def test_code_block_fenced_with_its_language_and_inline_code_in_backticks():
+    r = run('<p>Call <code>len(x)</code> to count, as in this example program here:</p>'
+            '<pre class="highlight"><code class="language-python">def f(x):\n    return len(x)\n</code></pre>')
+    assert "```python\ndef f(x):\n    return len(x)\n```" in r.text
+    assert "`len(x)`" in r.text
+
+
+def test_data_table_as_pipe_table_without_script_text_and_layout_table_left_alone():
+    r = run("<table><tr><th>n</th><th>n squared</th></tr><tr><td>2</td><td>4</td></tr>"
+            "<tr><td>3</td><td>9<script>var ad = 1;</script></td></tr></table>")
+    if EXTRACTOR["name"] == "resiliparse":   # trafilatura keeps its own table rows (see extract._extract)
+        assert "| n | n squared |\n|---|---|\n| 2 | 4 |\n| 3 | 9 |" in r.text
+    assert "n squared" in r.text and "var ad" not in r.text
+    long_cell = "word " * 120
+    r = run(f"<table><tr><td><p>{long_cell}</p></td><td>side</td></tr></table>")
+    assert "|---|" not in r.text
+
+
+def test_bbcode_maths_inside_code_stays_code():
+    html = page("<p>Write <code>[math]x^2[/math]</code> to get a displayed formula in your posts here.</p>"
+                "<pre>[math]y^2[/math]\n[itex]z[/itex]</pre><p>Like this: [math]a^2+b^2[/math] in a post.</p>")
+    html = html.replace("</head>", '<script src="https://cdn.example.org/mathjax/MathJax.js"></script></head>')
+    r = extract_html(html, "u")
+    assert "`[math]x^2[/math]`" in r.text and "[math]y^2[/math]" in r.text
+    assert "$$a^2+b^2$$" in r.text and "$$x^2$$" not in r.text and "$$y^2$$" not in r.text
+
+
+def test_bare_display_environment_on_a_mathjax_page_is_delimited():
+    html = page("<p>The law reads \\begin{equation} F = ma \\end{equation} in every frame we use here.</p>")
+    html = html.replace("</head>", '<script src="https://cdn.example.org/mathjax/MathJax.js"></script></head>')
+    r = extract_html(html, "u")
+    assert "$$\\begin{equation} F = ma \\end{equation}$$" in r.text
