@@ -458,6 +458,24 @@ def test_data_table_as_pipe_table_without_script_text_and_layout_table_left_alon
     assert "|---|" not in r.text
 
 
+def test_one_row_layout_table_is_left_to_the_extractor_that_drops_its_boilerplate():
+    # Stack Exchange's post signature: one row of cells, the author's "user-info" block dropped by
+    # resiliparse as boilerplate; written as a pipe table it came back whole (user name, reputation)
+    sig = ('<table class="fw"><tr><td class="vt"><div class="post-menu"><a href="/q/1">share</a>'
+           '<span>|</span><a href="/e/1">improve this question</a></div></td>'
+           '<td class="post-signature owner"><div class="user-info"><div class="user-action-time">asked '
+           '<span class="relativetime">Jan 31 at 20:25</span></div><div class="user-details">'
+           '<a href="/users/5/someone">Some Person</a><br><span class="reputation-score">1,387</span>'
+           '</div></div></td></tr></table>')
+    r = run(sig)
+    assert "|---|" not in r.text and "| share" not in r.text
+    if EXTRACTOR["name"] == "resiliparse":
+        assert "Some Person" not in r.text and "1,387" not in r.text
+    r = run("<table><tr><td>n</td><td>n squared</td></tr><tr><td>2</td><td>4</td></tr></table>")
+    if EXTRACTOR["name"] == "resiliparse":
+        assert "| n | n squared |\n|---|---|\n| 2 | 4 |" in r.text
+
+
 def test_bbcode_maths_inside_code_stays_code():
     html = page("<p>Write <code>[math]x^2[/math]</code> to get a displayed formula in your posts here.</p>"
                 "<pre>[math]y^2[/math]\n[itex]z[/itex]</pre><p>Like this: [math]a^2+b^2[/math] in a post.</p>")

@@ -8,7 +8,7 @@ or spaces: the code's extent and the table's rows and columns are lost.  Before 
   or its ``<code>`` child names one in its class: ``language-python``, ``lang-js``,
   ``brush: cpp``, ``highlight-source-r``, ``sourceCode python``), the code's text, ```` ``` ````;
 - every other ``<code>`` (one line) is written `` `code` ``, as Markdown writes inline code;
-- every data table (no table or ``<pre>`` inside it, 2+ cells, at most ``MAX_CELL_CHARS``
+- every data table (no table or ``<pre>`` inside it, 2+ rows with text, at most ``MAX_CELL_CHARS``
   characters a cell: layout tables are left alone, a data table inside one is converted) becomes a
   ``<pre>`` holding a pipe table: its first row as the header, a ``|---|`` separator, one line a
   row; ``|`` inside a cell written ``\\|``, line breaks in a cell as spaces.
@@ -76,7 +76,10 @@ def _table_rows(rows_cells) -> list | None:
         if texts and any(t.strip() for t in texts):
             rows.append(texts)
             n_cells += len(texts)
-    if n_cells < 2:
+    # one row is no data table (no header over data): it is a layout row, a post's signature or a
+    # toolbar, whose cells the extractor judges one by one (resiliparse drops a "user-info" <div>);
+    # as a <pre> it would be kept whole
+    if n_cells < 2 or len(rows) < 2:
         return None
     return rows
 
