@@ -57,6 +57,9 @@ def test_prepare_reads_markdown_structure_as_the_plain_text_it_marks():
     toks = C.prepare(markdown).split()
     assert toks.count("-") == 3 and toks.count("\\|") == 4 and "python" not in toks
     assert C.tokens("| a\\|b |", 10) == ["a", "b"] and C.tokens("- x", 10) == ["x"]
+    # a table with spanning cells is written as HTML: read as its cells' text
+    assert C.prepare('<table><tr><th colspan="2">n &lt; m</th></tr><tr><td>1</td><td rowspan="2">x</td></tr>'
+                     "</table> then") == C.prepare("n < m 1 x then")
 
 
 def test_prepare_splits_cjk_into_characters():

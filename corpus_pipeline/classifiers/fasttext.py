@@ -16,6 +16,7 @@ epoch, bucket, threads, seed, max_words, train_chunk_words).
 """
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -58,12 +59,15 @@ _DELIMITER = re.compile(r"(?<!\\)\\[()\[\]]|\$\$")
 # Removed before tokenizing, on training and scoring alike: separator lines (a pipe table's
 # "|---|:--:|" rule, a "---" thematic break: only "-", ":", "|" and spaces), fence lines ("```lang",
 # "~~~"), line-leading list markers ("- ", "* ", "+ "); a pipe-table row's escaped "\|" is
-# unescaped (so a cell's TeX "\|" reads as it did).  Headings' "#", backticks and the cell bars
-# are no tokens anyway.
+# unescaped (so a cell's TeX "\|" reads as it did); a table written as HTML (a cell spans rows or
+# columns) is read as its cells' text (tags dropped, entities unescaped).  Headings' "#", backticks
+# and the cell bars are no tokens anyway.
 _MD_RULE = re.compile(r"^[ \t|:-]*-{3,}[ \t|:-]*$", re.M)
 _MD_FENCE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[^`\n]*$", re.M)
 _MD_BULLET = re.compile(r"^[ \t]*[-*+][ \t]+", re.M)
 _MD_TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$", re.M)
+_MD_HTML_TABLE = re.compile(r"<table>.*?(?:</table>|$)", re.S)           # as extractors/structure.py writes it
+_MD_HTML_TAG = re.compile(r'</?(?:table|tr|th|td)(?: (?:colspan|rowspan)="\d+")*>')
 
 
 def markdown_plain(text: str) -> str:
@@ -77,6 +81,8 @@ def markdown_plain(text: str) -> str:
         text = _MD_BULLET.sub("", text)
     if "\\|" in text:
         text = _MD_TABLE_ROW.sub(lambda m: m.group(0).replace("\\|", "|"), text)
+    if "<table>" in text:
+        text = _MD_HTML_TABLE.sub(lambda m: html.unescape(_MD_HTML_TAG.sub(" ", m.group(0))), text)
     return text
 
 

@@ -11,7 +11,11 @@ or spaces: the code's extent and the table's rows and columns are lost.  Before 
 - every data table (no table or ``<pre>`` inside it, 2+ rows with text, at most ``MAX_CELL_CHARS``
   characters a cell: layout tables are left alone, a data table inside one is converted) becomes a
   ``<pre>`` holding a pipe table: its first row as the header, a ``|---|`` separator, one line a
-  row; ``|`` inside a cell written ``\\|``, line breaks in a cell as spaces.
+  row; ``|`` inside a cell written ``\\|``, line breaks in a cell as spaces.  A data table with a
+  cell spanning rows or columns (``colspan``/``rowspan`` over 1) cannot be a pipe table (its
+  cells would shift under the wrong headers): it is written as one line of plain HTML instead
+  (``<table>``, ``<tr>``, ``<th>``/``<td>`` with only their spans, cell text escaped), as
+  Markdown allows and as the benchmark's ground truth writes such tables.
 
 :func:`markdown_blocks_html` does it on the HTML source (for resiliparse, before lexbor parses it),
 :func:`markdown_blocks_lxml` on an lxml tree (trafilatura's).
@@ -63,11 +67,42 @@ def pipe_table(rows: list) -> str:
     return "\n".join(lines)
 
 
-def _table_rows(rows_cells) -> list | None:
-    """[[cell text]] of a table, or None when it is a layout table."""
-    rows = []
+def html_table(rows: list, spans: list) -> str:
+    """Rows of cell texts and their (tag, colspan, rowspan) -> a one-line HTML table."""
+    out = ["<table>"]
+    for r, sp in zip(rows, spans):
+        out.append("<tr>")
+        for text, (tag, colspan, rowspan) in zip(r, sp):
+            attrs = (f' colspan="{colspan}"' if colspan > 1 else "") + (f' rowspan="{rowspan}"' if rowspan > 1 else "")
+            out.append(f"<{tag}{attrs}>{htmllib.escape(' '.join(text.split()), quote=False)}</{tag}>")
+        out.append("</tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def table_markdown(rows_cells, spans) -> str | None:
+    """A data table as a pipe table, or as HTML when a cell spans (None: a layout table).
+    ``spans``: per row, per cell, (tag, colspan, rowspan)."""
+    kept = _table_rows(rows_cells)
+    if kept is None:
+        return None
+    rows, keep = kept
+    sp = [spans[i] for i in keep]
+    if any(c > 1 or r > 1 for row in sp for _, c, r in row):
+        return html_table(rows, sp)
+    return pipe_table(rows)
+
+
+def _span(attrs: str, name: str) -> int:
+    m = re.search(name + r"""\s*=\s*["']?\s*(\d{1,4})""", attrs, re.I) if name in attrs.lower() else None
+    return max(1, int(m.group(1))) if m else 1
+
+
+def _table_rows(rows_cells) -> tuple | None:
+    """([[cell text]], indexes of the rows kept) of a table, or None when it is a layout table."""
+    rows, keep = [], []
     n_cells = 0
-    for cells in rows_cells:
+    for i, cells in enumerate(rows_cells):
         texts = []
         for c in cells:
             if len(c) > MAX_CELL_CHARS:
@@ -75,13 +110,14 @@ def _table_rows(rows_cells) -> list | None:
             texts.append(c)
         if texts and any(t.strip() for t in texts):
             rows.append(texts)
+            keep.append(i)
             n_cells += len(texts)
     # one row is no data table (no header over data): it is a layout row, a post's signature or a
     # toolbar, whose cells the extractor judges one by one (resiliparse drops a "user-info" <div>);
     # as a <pre> it would be kept whole
     if n_cells < 2 or len(rows) < 2:
         return None
-    return rows
+    return rows, keep
 
 
 # ---------------------------------------------------------------------------
@@ -96,7 +132,7 @@ _PRE_RE = re.compile(r"<pre\b([^>]*)>(.*?)</pre\s*>", re.I | re.S)
 _CODE_RE = re.compile(r"<code\b([^>]*)>(.*?)</code\s*>", re.I | re.S)
 _TABLE_TAG_RE = re.compile(r"<(/?)table\b[^>]*>", re.I)
 _TR_SPLIT = re.compile(r"<tr\b[^>]*>", re.I)
-_CELL_RE = re.compile(r"<t[dh]\b[^>]*>(.*?)(?=<t[dh]\b|</tr\b|$)", re.I | re.S)
+_CELL_RE = re.compile(r"<(t[dh])\b([^>]*)>(.*?)(?=<t[dh]\b|</tr\b|$)", re.I | re.S)
 _JUNK_RE = re.compile(r"<(script|style|noscript|template)\b.*?</\1\s*>|<!--.*?-->", re.I | re.S)
 _BR_RE = re.compile(r"<br\b[^>]*>", re.I)
 _TAG_RE = re.compile(r"<[^>]*>")
@@ -155,12 +191,13 @@ def _tables_sub(html: str) -> str:
             continue
         raw = [_CELL_RE.findall(row) for row in _TR_SPLIT.split(inner)[1:]]
         # a cell holding a page's worth of markup is layout: rejected before any text is computed
-        if not raw or any(len(c) > 20 * MAX_CELL_CHARS for r in raw for c in r):
+        if not raw or any(len(c[2]) > 20 * MAX_CELL_CHARS for r in raw for c in r):
             continue
-        rows = _table_rows([_html_text(c) for c in r] for r in raw)
-        if rows is None:
+        md = table_markdown([[_html_text(c[2]) for c in r] for r in raw],
+                            [[(t.lower(), _span(a, "colspan"), _span(a, "rowspan")) for t, a, _ in r] for r in raw])
+        if md is None:
             continue
-        out += [html[last:start], _pre_html(pipe_table(rows))]
+        out += [html[last:start], _pre_html(md)]
         last = m.end()
     if not out:
         return html
@@ -253,10 +290,13 @@ def markdown_blocks_lxml(tree, tables: bool = True, inline_code: bool = True) ->
         if next(table.iter("pre"), None) is not None or \
                 any(t is not table for t in table.iter("table")):
             continue
-        rows = _table_rows([_lxml_text(c) for c in tr.iter("td", "th")] for tr in table.iter("tr"))
-        if rows is None:
+        trs = [list(tr.iter("td", "th")) for tr in table.iter("tr")]
+        md = table_markdown([[_lxml_text(c) for c in r] for r in trs],
+                            [[(c.tag, _span(f'colspan="{c.get("colspan", "")}"', "colspan"),
+                               _span(f'rowspan="{c.get("rowspan", "")}"', "rowspan")) for c in r] for r in trs])
+        if md is None:
             continue
-        _lxml_replace_with_pre(table, pipe_table(rows))
+        _lxml_replace_with_pre(table, md)
         n += 1
     for pre in list(tree.iter("pre")):
         if pre.getparent() is None or any(a.tag == "pre" for a in pre.iterancestors()):
