@@ -13,7 +13,9 @@ Every ``html/llm_webkit_bench`` page with ground truth (53: 22 maths, 31 others;
 Prints the means per category (maths pages, others) and writes the per-page table (TSV:
 extractor, page, category, the five metrics, formulas found on each side) to
 ``--out`` (default ``extract_quality_pages.tsv`` in the current folder).
-``python -m bench extract_quality [--out FILE] [--only NAME,...]``.
+``python -m bench extract_quality`` (all, default output), or with options
+``python -m bench.bench_extract_quality [--out FILE] [--only NAME,...]`` (``python -m bench`` takes
+benchmark names only).
 """
 from __future__ import annotations
 
