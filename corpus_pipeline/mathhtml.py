@@ -198,6 +198,29 @@ def _drop(el, removed: set) -> None:
         removed.add(d)
 
 
+_HTML_BLOCKS = {"p", "div", "dl", "dd", "dt", "table", "ul", "ol", "li", "h1", "h2", "h3", "h4", "h5", "h6",
+                "script", "style", "form", "section", "article", "pre", "blockquote", "iframe"}
+
+
+def _is_broken_math(math_el) -> bool:
+    """A <math> element holding page structure (an unclosed or mislabelled tag): not one formula."""
+    return any(isinstance(d.tag, str) and d.tag in _HTML_BLOCKS for d in math_el.iterdescendants())
+
+
+def _katex_stripped_tex(katex_el) -> str | None:
+    """TeX of a KaTeX element whose MathML tags were stripped (CSDN): its ``katex-mathml`` part holds
+    the MathML's text, then the annotation's TeX as the last block of text."""
+    mathml = next((d for d in katex_el.iterdescendants()
+                   if "katex-mathml" in (d.get("class") or "").split()), None)
+    if mathml is None or len(mathml):
+        return None
+    blocks = [b.strip() for b in _BLANK_LINES.split(mathml.text or "") if b.strip()]
+    return blocks[-1] if blocks else None
+
+
+_BLANK_LINES = re.compile(r"\n[ \t\r]*\n")
+
+
 def _math_tex(math_el) -> tuple[str, bool]:
     tex = tex_annotation(math_el)
     if tex is None:
@@ -296,6 +319,18 @@ def rewrite_math(tree: HtmlElement, html: str | None = None) -> list:
                 _drop(el, removed)
             continue
         if local_name(el) == "math":
+            if _is_broken_math(el):
+                # an unclosed <math> that swallowed the page: its own text is the formula, the
+                # elements it swallowed go back to the page (scripts and all, for the extractor to drop)
+                tex = clean_tex(el.text or "")
+                kinds.add("mathml")
+                el.text = None
+                if tex:
+                    span = el.makeelement("span", {})
+                    span.text = _delimited(tex, False)
+                    el.insert(0, span)
+                el.drop_tag()
+                continue
             tex, display = _math_tex(el)
             tex = clean_tex(tex)
             kinds.add("mathml")
@@ -310,11 +345,15 @@ def rewrite_math(tree: HtmlElement, html: str | None = None) -> list:
             tex = None
             if math is not None:
                 tex, _ = _math_tex(math)
+            else:
+                tex = _katex_stripped_tex(el)
             if tex is None:
                 continue
             kinds.add("katex")
             tex = clean_tex(tex)
-            display = "katex-display" in cls
+            display = "katex-display" in cls or any(
+                "katex-display" in c or "katex--display" in c for c in
+                ((a.get("class") or "") for a in el.iterancestors()))
             if tex:
                 _replace(el, _delimited(tex, display), removed)
             continue
@@ -420,6 +459,8 @@ def detect_text_delimiters(text: str) -> bool:
     return _TEXT_DELIMS.search(text) is not None
 
 
+# a fenced code block (``` or ```` fences, as extractors.structure writes them) or `inline code`
+_FENCE_SPLIT = re.compile(r"^(`{3,4})[^\n]*\n[\s\S]*?\n\1[ \t]*$|(?<!`)`[^`\n]+`(?!`)", re.M)
 _BBCODE = re.compile(r"\[(i?tex|i?math|i?latex)\](.+?)\[/\1\]", re.S | re.I)
 
 
@@ -429,15 +470,46 @@ def bbcode_to_delimiters(text: str) -> tuple[str, int]:
     configuration renders these tags.  Returns (text, number replaced)."""
     if "[/" not in text:
         return text, 0
+    if "```" in text or "`[" in text:   # BBCode shown inside code (a block or `inline`) stays code
+        out, total, last = [], 0, 0
+        for m in _FENCE_SPLIT.finditer(text):
+            part, n = bbcode_to_delimiters(text[last:m.start()])
+            out += [part, m.group(0)]
+            total, last = total + n, m.end()
+        part, n = bbcode_to_delimiters(text[last:]) if last else (text, 0)
+        if not last:   # no closed fence: nothing to keep apart
+            return _BBCODE.subn(_bbcode_sub, text)
+        return "".join(out) + part, total + n
 
-    def sub(m):
-        tex = " ".join(m.group(2).split())
-        if not tex:
-            return m.group(0)
-        d = "$" if m.group(1)[:1].lower() == "i" else "$$"
-        return f"{d}{tex}{d}"
+    return _BBCODE.subn(_bbcode_sub, text)
 
-    return _BBCODE.subn(sub, text)
+
+def _bbcode_sub(m):
+    tex = " ".join(m.group(2).split())
+    if not tex:
+        return m.group(0)
+    d = "$" if m.group(1)[:1].lower() == "i" else "$$"
+    return f"{d}{tex}{d}"
+
+
+_DISPLAY_SPANS = re.compile(r"\$\$[\s\S]*?\$\$|\\\[[\s\S]*?\\\]|^(`{3,4})[^\n]*\n[\s\S]*?\n\1[ \t]*$", re.M)
+_BARE_ENV = re.compile(r"\\begin\{((?:equation|align|alignat|gather|multline|eqnarray|displaymath)\*?)\}"
+                       r"[\s\S]{0,8000}?\\end\{\1\}")
+
+
+def wrap_environments(text: str) -> tuple[str, int]:
+    """Display environments written bare in the text (``\\begin{equation}..\\end{equation}``, which
+    MathJax renders without delimiters) put between ``$$``; those already inside ``$$..$$``,
+    ``\\[..\\]`` or a fenced code block are left alone.  Returns (text, number wrapped)."""
+    if "\\begin{" not in text:
+        return text, 0
+    out, last, total = [], 0, 0
+    for m in _DISPLAY_SPANS.finditer(text):
+        part, n = _BARE_ENV.subn(lambda e: "$$" + e.group(0) + "$$", text[last:m.start()])
+        out += [part, m.group(0)]
+        last, total = m.end(), total + n
+    part, n = _BARE_ENV.subn(lambda e: "$$" + e.group(0) + "$$", text[last:])
+    return "".join(out) + part, total + n
 
 
 def strip_marks(text: str) -> str:

@@ -95,6 +95,9 @@ def local_name(el) -> str:
     return tag.lower()
 
 
+_NOT_MATH = {"script", "style", "noscript", "template", "iframe", "object"}
+
+
 def _children(el):
     return [c for c in el if isinstance(c.tag, str)]
 
@@ -301,6 +304,8 @@ def _conv(el) -> str:  # noqa: C901 (a dispatch table)
         if variant and VARIANTS.get(variant):
             return VARIANTS[variant] + "{" + inner + "}"
         return inner
+    if name in _NOT_MATH:   # script/style text is never maths (a broken page's <math> may hold them)
+        return ""
     # unknown element (including HTML inside <math>): its children, else its text
     if kids:
         return _conv_list(kids)

@@ -46,6 +46,22 @@ def test_prepare_nfkc_numbers_and_table_bars():
     assert "|" not in C.prepare("| a | b |")           # extracted table separators
 
 
+def test_prepare_reads_markdown_structure_as_the_plain_text_it_marks():
+    # the text column's Markdown (pipe tables, fences, list markers) prepares as the same content
+    # without that syntax: "-" of a table rule or a list marker is no minus sign
+    markdown = ("Intro with $a - b$ and $\\|x\\|$.\n\n| n | $\\\\|v\\\\|$ | a\\|b |\n|---|:---:|---|\n"
+                "| 1 | 2 | 3 |\n\n```python\nx = 1 - 2\n```\n- item one\n* item two\n---\n-3 is negative")
+    plain = ("Intro with $a - b$ and $\\|x\\|$.\n\nn\t$\\|v\\|$\ta|b\n1\t2\t3\n\n"
+             "x = 1 - 2\n  • item one\n  • item two\n-3 is negative")
+    assert C.prepare(markdown) == C.prepare(plain)
+    toks = C.prepare(markdown).split()
+    assert toks.count("-") == 3 and toks.count("\\|") == 4 and "python" not in toks
+    assert C.tokens("| a\\|b |", 10) == ["a", "b"] and C.tokens("- x", 10) == ["x"]
+    # a table with spanning cells is written as HTML: read as its cells' text
+    assert C.prepare('<table><tr><th colspan="2">n &lt; m</th></tr><tr><td>1</td><td rowspan="2">x</td></tr>'
+                     "</table> then") == C.prepare("n < m 1 x then")
+
+
 def test_prepare_splits_cjk_into_characters():
     toks = C.prepare("设 $G$ 是非空集合，其上有二元运算").split()
     assert toks[:4] == ["设", "$", "g", "$"]

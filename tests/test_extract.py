@@ -436,3 +436,67 @@ print(sorted(m for m in set(sys.modules) - before if not m.startswith('encodings
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "[]", f"imported during extraction: {out.stdout.strip()}"
+
+
+# --- code and tables as Markdown (issue 37) ----------------------------------------
+
+def test_code_block_fenced_with_its_language_and_inline_code_in_backticks():
+    r = run('<p>Call <code>len(x)</code> to count, as in this example program here:</p>'
+            '<pre class="highlight"><code class="language-python">def f(x):\n    return len(x)\n</code></pre>')
+    assert "```python\ndef f(x):\n    return len(x)\n```" in r.text
+    assert "`len(x)`" in r.text
+
+
+def test_data_table_as_pipe_table_without_script_text_and_layout_table_left_alone():
+    r = run("<table><tr><th>n</th><th>n squared</th></tr><tr><td>2</td><td>4</td></tr>"
+            "<tr><td>3</td><td>9<script>var ad = 1;</script></td></tr></table>")
+    if EXTRACTOR["name"] == "resiliparse":   # trafilatura keeps its own table rows (see extract._extract)
+        assert "| n | n squared |\n|---|---|\n| 2 | 4 |\n| 3 | 9 |" in r.text
+    assert "n squared" in r.text and "var ad" not in r.text
+    long_cell = "word " * 120
+    r = run(f"<table><tr><td><p>{long_cell}</p></td><td>side</td></tr></table>")
+    assert "|---|" not in r.text
+
+
+def test_one_row_layout_table_is_left_to_the_extractor_that_drops_its_boilerplate():
+    # Stack Exchange's post signature: one row of cells, the author's "user-info" block dropped by
+    # resiliparse as boilerplate; written as a pipe table it came back whole (user name, reputation)
+    sig = ('<table class="fw"><tr><td class="vt"><div class="post-menu"><a href="/q/1">share</a>'
+           '<span>|</span><a href="/e/1">improve this question</a></div></td>'
+           '<td class="post-signature owner"><div class="user-info"><div class="user-action-time">asked '
+           '<span class="relativetime">Jan 31 at 20:25</span></div><div class="user-details">'
+           '<a href="/users/5/someone">Some Person</a><br><span class="reputation-score">1,387</span>'
+           '</div></div></td></tr></table>')
+    r = run(sig)
+    assert "|---|" not in r.text and "| share" not in r.text
+    if EXTRACTOR["name"] == "resiliparse":
+        assert "Some Person" not in r.text and "1,387" not in r.text
+    r = run("<table><tr><td>n</td><td>n squared</td></tr><tr><td>2</td><td>4</td></tr></table>")
+    if EXTRACTOR["name"] == "resiliparse":
+        assert "| n | n squared |\n|---|---|\n| 2 | 4 |" in r.text
+
+
+def test_table_with_spanning_cells_written_as_html():
+    # a pipe table cannot hold a cell spanning columns or rows (its cells would shift): HTML instead
+    r = run('<table><tr><th>n</th><th colspan="2">a_n</th></tr><tr><td rowspan="2">2</td><td>-0.8</td>'
+            "<td>0.5i</td></tr><tr><td>x &lt; y</td><td>1</td></tr></table>")
+    if EXTRACTOR["name"] == "resiliparse":
+        assert ('<table><tr><th>n</th><th colspan="2">a_n</th></tr><tr><td rowspan="2">2</td><td>-0.8</td>'
+                "<td>0.5i</td></tr><tr><td>x &lt; y</td><td>1</td></tr></table>") in r.text
+        assert "|---|" not in r.text
+
+
+def test_bbcode_maths_inside_code_stays_code():
+    html = page("<p>Write <code>[math]x^2[/math]</code> to get a displayed formula in your posts here.</p>"
+                "<pre>[math]y^2[/math]\n[itex]z[/itex]</pre><p>Like this: [math]a^2+b^2[/math] in a post.</p>")
+    html = html.replace("</head>", '<script src="https://cdn.example.org/mathjax/MathJax.js"></script></head>')
+    r = extract_html(html, "u")
+    assert "`[math]x^2[/math]`" in r.text and "[math]y^2[/math]" in r.text
+    assert "$$a^2+b^2$$" in r.text and "$$x^2$$" not in r.text and "$$y^2$$" not in r.text
+
+
+def test_bare_display_environment_on_a_mathjax_page_is_delimited():
+    html = page("<p>The law reads \\begin{equation} F = ma \\end{equation} in every frame we use here.</p>")
+    html = html.replace("</head>", '<script src="https://cdn.example.org/mathjax/MathJax.js"></script></head>')
+    r = extract_html(html, "u")
+    assert "$$\\begin{equation} F = ma \\end{equation}$$" in r.text

@@ -2,7 +2,7 @@
 preparation, training, loading and prediction (pure: no Spark).
 
 * :func:`prepare`: the one text preparation shared by training and scoring
-  (NFKC, lower case, maths delimiters unified, TeX commands kept as tokens,
+  (Markdown structure syntax removed, NFKC, lower case, maths delimiters unified, TeX commands kept as tokens,
   CJK split into characters, operators as tokens, numbers kept whole,
   truncation to ``max_words``); :func:`document_lines`: a training document's
   chunk lines.
@@ -16,6 +16,7 @@ epoch, bucket, threads, seed, max_words, train_chunk_words).
 """
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -50,6 +51,39 @@ _CHARS_PER_TOKEN_CAP = 12             # raw text is cut to max_words * this befo
 # $ ... $ (the development crawl's OpenStax and LMFDB pages do): on the labeled real pages this
 # raised average precision 0.665 -> 0.721 at chunk 64 (README, classifier quality).
 _DELIMITER = re.compile(r"(?<!\\)\\[()\[\]]|\$\$")
+# The text column is Markdown-flavoured (docs/extractors.md): the syntax that only marks structure is
+# not content, and the pages hold far more of it than the seed (which has no fences and few tables),
+# so left in it would teach the classifier "fenced code or a table: not maths" from syntax alone.
+# On the real pages, the extraction rewrite's "|---|" rules and "- " list markers ("-" is a token)
+# cost a Stack Exchange maths page its place above the threshold (tests/test_classifier_quality.py).
+# Removed before tokenizing, on training and scoring alike: separator lines (a pipe table's
+# "|---|:--:|" rule, a "---" thematic break: only "-", ":", "|" and spaces), fence lines ("```lang",
+# "~~~"), line-leading list markers ("- ", "* ", "+ "); a pipe-table row's escaped "\|" is
+# unescaped (so a cell's TeX "\|" reads as it did); a table written as HTML (a cell spans rows or
+# columns) is read as its cells' text (tags dropped, entities unescaped).  Headings' "#", backticks
+# and the cell bars are no tokens anyway.
+_MD_RULE = re.compile(r"^[ \t|:-]*-{3,}[ \t|:-]*$", re.M)
+_MD_FENCE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[^`\n]*$", re.M)
+_MD_BULLET = re.compile(r"^[ \t]*[-*+][ \t]+", re.M)
+_MD_TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$", re.M)
+_MD_HTML_TABLE = re.compile(r"<table>.*?(?:</table>|$)", re.S)           # as extractors/structure.py writes it
+_MD_HTML_TAG = re.compile(r'</?(?:table|tr|th|td)(?: (?:colspan|rowspan)="\d+")*>')
+
+
+def markdown_plain(text: str) -> str:
+    """``text`` without the Markdown syntax that marks structure only (see above): what the
+    classifier reads of a page, its seed and its negatives alike."""
+    if "---" in text:
+        text = _MD_RULE.sub("", text)
+    if "```" in text or "~~~" in text:
+        text = _MD_FENCE.sub("", text)
+    if "\n" in text or text[:1] in "-*+ \t":
+        text = _MD_BULLET.sub("", text)
+    if "\\|" in text:
+        text = _MD_TABLE_ROW.sub(lambda m: m.group(0).replace("\\|", "|"), text)
+    if "<table>" in text:
+        text = _MD_HTML_TABLE.sub(lambda m: html.unescape(_MD_HTML_TAG.sub(" ", m.group(0))), text)
+    return text
 
 
 def tokens(text: str, max_words: int, unify_delimiters: bool = True) -> list[str]:
@@ -57,7 +91,7 @@ def tokens(text: str, max_words: int, unify_delimiters: bool = True) -> list[str
     ``unify_delimiters=False`` keeps ``\\(`` and ``$$`` apart (the preparation before it)."""
     if not text:
         return []
-    t = text[: max_words * _CHARS_PER_TOKEN_CAP]
+    t = markdown_plain(text[: max_words * _CHARS_PER_TOKEN_CAP])
     if not unicodedata.is_normalized("NFKC", t):
         t = unicodedata.normalize("NFKC", t)
     if unify_delimiters:
@@ -68,7 +102,8 @@ def tokens(text: str, max_words: int, unify_delimiters: bool = True) -> list[str
 def prepare(text: Optional[str], max_words: int = 2000) -> str:
     """One line of space-separated tokens that fastText reads as words.
 
-    NFKC-normalized and lower-cased; the maths delimiters ``\\( \\) \\[ \\] $$``
+    Markdown structure syntax removed (:func:`markdown_plain`: table rules, code fences,
+    list markers); NFKC-normalized and lower-cased; the maths delimiters ``\\( \\) \\[ \\] $$``
     become ``$``; ``\\frac`` and other TeX commands are one token each; each CJK character is a token (fastText's word n-grams then see
     character bigrams and trigrams); numbers are tokens (decimals kept whole);
     operators and maths symbols are tokens of their

@@ -14,6 +14,7 @@ import re
 
 from ..extract import Skip, finish_text
 from ..mathhtml import engine_loaded, rewrite_math
+from .structure import markdown_blocks_html, tidy_text
 
 # Every element rewrite_math and engine_loaded look for has one of these in its markup (lower-cased):
 # KaTeX / MathJax / MathJax 3 classes, tags and scripts, Wikipedia's maths wrapper,
@@ -73,6 +74,7 @@ class ResiliparseExtractor:
                 kinds = set(rewrite_math(lxml_tree, html))
                 if kinds:
                     html = tostring(lxml_tree, encoding="unicode")
+        html = markdown_blocks_html(html)
         tree = HTMLTree.parse(html)
         if tree.document.query_selector(_TOO_DEEP) is not None:
             from lxml.html import tostring
@@ -88,7 +90,7 @@ class ResiliparseExtractor:
         text = extract_plain_text(tree, preserve_formatting=True, main_content=True, list_bullets=True,
                                   alt_texts=False, links=False, form_fields=False, noscript=False,
                                   comments=False)
-        text = _CONTROL.sub("", text)
+        text = tidy_text(_CONTROL.sub("", text))
         title = " ".join(_CONTROL.sub("", tree.title or "").split())
 
         def engines():

@@ -38,7 +38,8 @@ _COLUMNS = {
     "page_id": "stable id of the page (a hash of its URL)",
     "url": "the page's URL, as crawled",
     "host": "the URL's host",
-    "text": "the page's main text with its maths as TeX (`$...$`, `$$...$$`), extracted from the WARC record",
+    "text": "the page's main text as Markdown-flavoured plain text, extracted from the WARC record: each formula "
+            "once as TeX (`$...$`, `$$...$$`), code fenced, data tables as pipe tables, no script or style text",
     "score": "the last iteration's classifier score, P(in domain)",
     "first_iteration": "the iteration that first collected the page",
     "n_tokens": "whitespace-separated words of `text`",
