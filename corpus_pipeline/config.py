@@ -299,6 +299,10 @@ class DecontamConfig:
         0.5, "a whole question under `min_span` tokens is looked up only when this share of its tokens lies in a "
              "specific 4-gram (a question under 4 tokens: this share of words); the others are generic, left out")
     max_items: int = opt(1, "a gram in more distinct benchmark questions than this is common and never matches")
+    copy_share: float = opt(
+        0.8, "two benchmark items sharing this share of the smaller one's n-grams are copies of one text (the same "
+             "question in two sets, a subproblem repeating the earlier ones): they count once for `max_items` and "
+             "`generic_items`; 0: only items with the same question count once")
     max_pages: int = opt(
         0, "a gram found on more pages of the corpus than this is common too (NeMo Curator's `max_matches`; "
            "0: off)")
@@ -567,6 +571,7 @@ def _check_ranges(cfg: Config) -> None:
     need(0 <= cfg.decontam.short_specific <= 1, "decontam.short_specific", "must be between 0 and 1")
     need(cfg.decontam.canaries >= 0, "decontam.canaries", "must be >= 0 (0: no canaries)")
     need(cfg.decontam.max_items >= 0, "decontam.max_items", "must be >= 0 (0: no commonness rule)")
+    need(0 <= cfg.decontam.copy_share <= 1, "decontam.copy_share", "must be between 0 and 1 (0: off)")
     need(0 <= cfg.decontam.min_coverage <= 1, "decontam.min_coverage", "must be between 0 and 1 (0: no question rule: every span is evidence)")
     need(cfg.decontam.long_words >= 0, "decontam.long_words", "must be >= 0 (0: no length rule; coverage and stock phrasing still apply)")
     need(0 <= cfg.decontam.max_stock <= 1, "decontam.max_stock", "must be between 0 and 1 (0: off)")
