@@ -285,6 +285,9 @@ class DecontamConfig:
            "words; a counting sequence, generic matrix or stock phrase does not)")
     min_span: int = opt(13, "a matched span is evidence only with this many tokens (and `min_specific` specific "
                             "ones), unless it is the item's whole question")
+    long_span: int = opt(
+        40, "a matched span of one item this many tokens long is evidence however generic its 4-grams, when that "
+           "many of its tokens lie in a 4-gram that is not predictable (3 distinct tokens, no counting run); 0: off")
     generic_items: int = opt(
         3, "a 4-gram found in this many distinct benchmark questions is generic (notation, identities, stock "
            "phrasing): it makes no span or short question specific; 0: every 4-gram is specific")
@@ -567,6 +570,7 @@ def _check_ranges(cfg: Config) -> None:
          "must be >= 1 and below decontam.ngram")
     need(cfg.decontam.min_chars_after >= 0, "decontam.min_chars_after", "must be >= 0")
     need(cfg.decontam.min_specific >= 0, "decontam.min_specific", "must be >= 0 (0: every span is evidence)")
+    need(cfg.decontam.long_span >= 0, "decontam.long_span", "must be >= 0 (0: off)")
     need(cfg.decontam.generic_items >= 0, "decontam.generic_items", "must be >= 0 (0: no 4-gram is generic)")
     need(0 <= cfg.decontam.short_specific <= 1, "decontam.short_specific", "must be between 0 and 1")
     need(cfg.decontam.canaries >= 0, "decontam.canaries", "must be >= 0 (0: no canaries)")

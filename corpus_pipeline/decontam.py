@@ -611,20 +611,24 @@ def _progression(toks: list) -> bool:
     return False
 
 
-def _specific_grams(toks: list, th: np.ndarray, generic: Optional[np.ndarray]) -> np.ndarray:
+def _specific_grams(toks: list, th: np.ndarray, generic: Optional[np.ndarray], varied: bool = False) -> np.ndarray:
     """Bool per ``SPEC_GRAM``-gram of the tokens: specific when it holds an :func:`informative` token and
     3 distinct tokens (``0 1 0 0``, ``c c c c`` are predictable), is no counting run (:func:`_progression`)
     and is not generic: its shape (:func:`shape_hashes`) is found in fewer than ``decontam.generic_items``
-    distinct benchmark questions (``begin pmatrix a b``, ``a 2 b 2``, ``find the number of``)."""
+    distinct benchmark questions (``begin pmatrix a b``, ``a 2 b 2``, ``find the number of``).  ``varied``: only the
+    distinct-token condition (a gram that is not predictable; counting runs still refused)."""
     k = SPEC_GRAM
     if len(th) < k:
         return np.zeros(0, dtype=bool)
     a, b, c, d = th[:-3], th[1:-2], th[2:-1], th[3:]
     distinct = 1 + (b != a) + ((c != a) & (c != b)) + ((d != a) & (d != b) & (d != c))
-    info = np.fromiter(map(informative, toks), dtype=np.int64, count=len(toks))
-    csum = np.concatenate([[0], np.cumsum(info)])
-    ok = (distinct >= 3) & (csum[k:] - csum[:-k] > 0)
-    if generic is not None and len(generic) and ok.any():
+    if varied:
+        ok = distinct >= 3
+    else:
+        info = np.fromiter(map(informative, toks), dtype=np.int64, count=len(toks))
+        csum = np.concatenate([[0], np.cumsum(info)])
+        ok = (distinct >= 3) & (csum[k:] - csum[:-k] > 0)
+    if not varied and generic is not None and len(generic) and ok.any():
         ok &= ~_in_sorted(shape_grams(shape_hashes(toks, th)), generic)
     for i in np.nonzero(ok)[0]:
         if _progression(toks[i:i + k]):
@@ -632,11 +636,12 @@ def _specific_grams(toks: list, th: np.ndarray, generic: Optional[np.ndarray]) -
     return ok
 
 
-def specificity(toks: list, th: np.ndarray, generic: Optional[np.ndarray]) -> int:
+def specificity(toks: list, th: np.ndarray, generic: Optional[np.ndarray], varied: bool = False) -> int:
     """How specific a run of tokens is: the number of its tokens inside a specific ``SPEC_GRAM``-gram
     (:func:`_specific_grams`).  Formula tokens count like words: ``1421 div 7 47 1421 div 7 47 203`` is
-    specific; ``begin pmatrix a b c d end pmatrix``, ``18 19 20 21 22`` or a stock sentence is not."""
-    ok = _specific_grams(toks, th, generic)
+    specific; ``begin pmatrix a b c d end pmatrix``, ``18 19 20 21 22`` or a stock sentence is not.
+    ``varied``: the tokens inside a gram that is merely not predictable (the long-span rule)."""
+    ok = _specific_grams(toks, th, generic, varied)
     if not ok.any():
         return 0
     cover = np.zeros(len(th) + 1, dtype=np.int64)
@@ -957,6 +962,7 @@ def decontaminate_text(text: Optional[str], index: GramIndex, cfg) -> PageResult
     grams = gram_hashes(pt.hashes, [n] + sorted(index.short))
     min_specific = int(getattr(cfg, "min_specific", 0) or 0)
     min_span = int(getattr(cfg, "min_span", 0) or 0)
+    long_span = int(getattr(cfg, "long_span", 0) or 0)
     flag = getattr(cfg, "mode", "remove") == "flag"
     # short rule: a whole short question, as a contiguous token sequence
     short_hits = []                                   # (position, length, item numbers)
@@ -998,6 +1004,9 @@ def decontaminate_text(text: Optional[str], index: GramIndex, cfg) -> PageResult
                 spec[key] = specificity(pt.toks[a:b], pt.hashes[a:b], index.generic) if min_specific else b - a
             if spec[key] >= min_specific:
                 good.append((a, b))
+            elif long_span and b - a >= long_span and \
+                    specificity(pt.toks[a:b], pt.hashes[a:b], None, varied=True) >= long_span:
+                good.append((a, b))       # a long run of one item: its formula, however generic its 4-grams
             elif 2 * spec[key] >= min_specific:
                 weak.append((a, b))
         # a span half as specific (a question's formula and its stock phrasing around it) is evidence

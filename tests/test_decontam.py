@@ -573,6 +573,33 @@ def test_copies_of_one_item_count_once_for_commonness(tmp_path):
     assert per_question == set()
 
 
+def test_a_long_run_of_one_item_is_evidence_however_generic_its_notation(tmp_path):
+    """A solution that is a chain of trigonometric notation (no informative token: every 4-gram generic
+    by the specificity measure) pasted whole is removed by its length (decontam.long_span: 40 tokens
+    of one item, not predictable); an identity of 22 tokens that an item also holds is not."""
+    chain = ("\\[ \\frac{\\sin x}{\\cos x} + \\frac{\\cos x}{1 + \\sin x} &= "
+             "\\frac{\\sin x}{\\cos x} + \\frac{\\cos x (1 - \\sin x)}{(1 + \\sin x)(1 - \\sin x)} \\\\ &= "
+             "\\frac{\\sin x}{\\cos x} + \\frac{\\cos x (1 - \\sin x)}{1 - \\sin^2 x} \\]")
+    identity = "$\\sin(x+y) = \\sin x \\cos y + \\cos x \\sin y$, so $\\sin(x+y) = \\sin x \\cos y + \\cos x \\sin y$."
+    items = [("Simplify $\\frac{\\sin x}{\\cos x} + \\frac{\\cos x}{1 + \\sin x}.$", chain, "chain"),
+             ("Find $\\sin 75^\\circ$ from the angle sum.", identity + " Then $\\sin 75^\\circ = 0.966$.", "sum")]
+    (tmp_path / "math").mkdir()
+    (tmp_path / "math" / "test.jsonl").write_text("".join(
+        json.dumps({"problem": a, "solution": b, "unique_id": u}) + "\n" for a, b, u in items))
+    cfg = DecontamConfig()
+    index = D.build_index(D.load_benchmarks(tmp_path, cfg), cfg)
+    host = "Notes from a course on trigonometry.\n" + "Every identity below was derived in class. " * 4 + "\n"
+    toks = D.tokens(chain)
+    assert len(toks) >= cfg.long_span and D.specificity(toks, D.token_hashes(toks), index.generic) < cfg.min_specific
+
+    def rows(text, c=cfg):
+        return [row[1] for row in D.decontaminate_text(host + text + "\n" + host, index, c).rows]
+
+    assert rows(chain) == ["chain"]
+    assert rows(chain, DecontamConfig(long_span=0)) == []
+    assert rows(identity) == []
+
+
 def test_question_copied_without_its_figure_code_is_removed(tmp_path):
     """A page that copies a question's text and shows its figure as a picture (no [asy] code) holds the
     question: coverage is counted without the figure code too. The question is a 13-word span of stock
