@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Optional
 
 from . import decontam as D
+from .config import DecontamConfig
 
 KINDS = ("problem", "problem_tex", "solution", "solution_tex", "solution_wrapped", "short", "short_tex",
          "chinese", "chinese_tex")
@@ -82,19 +83,22 @@ def _solutions(it) -> list:
     return [t for t in it.texts if t and t != it.question and t != it.options and t.strip() not in it.options]
 
 
-def stands_alone(text: str, index, cfg) -> bool:
-    """Could the rules tell ``text`` from generic maths wherever it is pasted: at least ``min_specific`` of
-    its tokens in a specific 4-gram (:func:`corpus_pipeline.decontam.specificity`), or ``long_span`` tokens
-    long and not predictable?  A text that is not (``According to the problem, we have $2k - 1 = 1$.
-    Solving for $k$, we get $k = 1$.``: stock words, single digits and letters) is generic: no rule
-    that keeps generic runs on clean pages can catch it, like a generic short question."""
+_DEFAULTS = DecontamConfig()
+
+
+def stands_alone(text: str, index) -> bool:
+    """Can ``text`` be told from generic maths wherever it is pasted: at least the default
+    ``decontam.min_specific`` of its tokens in a specific 4-gram (:func:`corpus_pipeline.decontam.specificity`),
+    or the default ``decontam.long_span`` tokens long and not predictable?  A text that is not
+    (``According to the problem, we have $2k - 1 = 1$.  Solving for $k$, we get $k = 1$.``: stock words,
+    single digits and letters) is generic: no rule that keeps generic runs on clean pages catches it, like
+    a generic short question.  The defaults, not the settings measured: a rule set stricter than them
+    (or broken) shows as a lower caught share, not as fewer items planted."""
     tt = D.tokens(text)
     th = D.token_hashes(tt)
-    min_specific = int(getattr(cfg, "min_specific", 0) or 0)
-    if not min_specific or D.specificity(tt, th, index.generic) >= min_specific:
+    if D.specificity(tt, th, index.generic) >= _DEFAULTS.min_specific:
         return True
-    long_span = int(getattr(cfg, "long_span", 0) or 0)
-    return bool(long_span) and len(tt) >= long_span and D.specificity(tt, th, None, varied=True) >= long_span
+    return len(tt) >= _DEFAULTS.long_span and D.specificity(tt, th, None, varied=True) >= _DEFAULTS.long_span
 
 
 def candidates(items: list, index, cfg, generic: Optional[dict] = None) -> dict:
@@ -124,7 +128,7 @@ def candidates(items: list, index, cfg, generic: Optional[dict] = None) -> dict:
         sols = [D._no_figures(s).strip() for s in _solutions(it)]
         sols = [s for s in sols if len(D.tokens(s)) >= min_span and _cjk_share(s) < 0.5]
         if sols:
-            if stands_alone(sols[0], index, cfg):
+            if stands_alone(sols[0], index):
                 out["solution"].append((k, sols[0]))
             else:
                 left["solution"] += 1
