@@ -24,13 +24,17 @@ Three parts:
   benchmark text (question/problem, options, solution) with the item each came
   from, plus, per length n in ``[short_min_grams, ngram)``, the hashes of the
   benchmark questions that are exactly n tokens long.  What counts as evidence:
-  - a gram found in more than ``cfg.max_items`` distinct benchmark questions is
-    *common* (a counting sequence, a standard phrase) and never matches;
+  - a gram found in more than ``cfg.max_items`` distinct benchmark texts is
+    *common* (a counting sequence, a standard phrase) and never matches; copies of one item (items
+    sharing ``cfg.copy_share`` of the smaller one's grams: :func:`copy_groups`) count once, here and
+    for the generic 4-gram shapes;
   - on a page, overlapping matching grams form a matched *span*; a span is
     evidence only when it is *specific* (:func:`specificity`): at least ``cfg.min_specific`` of
     its tokens lie in a specific 4-gram, formula tokens counted like words; ``1 2 3 4 5 6 7 8 9
     10``, ``begin pmatrix a b c d end pmatrix`` or a stock phrase share tokens with a benchmark
-    but no text of one item (a span half as specific counts only by the question's coverage);
+    but no text of one item (a span half as specific counts only by the question's coverage); a span
+    of ``cfg.long_span`` tokens or more is evidence when that many of its tokens lie in a 4-gram that is
+    not predictable, however generic its notation (a long run of one item's formula);
   - a span that matches only an item's *question* (not its solution or options) is evidence only
     when it is the benchmark's text rather than its stock phrasing: the page around it holds at
     least ``cfg.min_coverage`` of the question (:func:`coverage`; numbers and single letters as
