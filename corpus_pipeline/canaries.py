@@ -26,9 +26,10 @@ import random
 import re
 import textwrap
 from dataclasses import dataclass, replace
-from typing import Iterable
+from typing import Iterable, Optional
 
 from . import decontam as D
+from .config import DecontamConfig
 
 KINDS = ("problem", "problem_tex", "solution", "solution_tex", "solution_wrapped", "short", "short_tex",
          "chinese", "chinese_tex")
@@ -82,11 +83,35 @@ def _solutions(it) -> list:
     return [t for t in it.texts if t and t != it.question and t != it.options and t.strip() not in it.options]
 
 
-def candidates(items: list, index, cfg) -> dict:
-    """{base kind: [(item number, text)]} of the items that fit each kind (module docstring)."""
+_DEFAULTS = DecontamConfig()
+
+
+def stands_alone(text: str, index) -> bool:
+    """Can ``text`` be told from generic maths wherever it is pasted: at least the default
+    ``decontam.min_specific`` of its tokens in a specific 4-gram (:func:`corpus_pipeline.decontam.specificity`),
+    or the default ``decontam.long_span`` tokens long and not predictable?  A text that is not
+    (``According to the problem, we have $2k - 1 = 1$.  Solving for $k$, we get $k = 1$.``: stock words,
+    single digits and letters) is generic: no rule that keeps generic runs on clean pages catches it, like
+    a generic short question.  The defaults, not the settings measured: a rule set stricter than them
+    (or broken) shows as a lower caught share, not as fewer items planted."""
+    tt = D.tokens(text)
+    th = D.token_hashes(tt)
+    if D.specificity(tt, th, index.generic) >= _DEFAULTS.min_specific:
+        return True
+    return len(tt) >= _DEFAULTS.long_span and D.specificity(tt, th, None, varied=True) >= _DEFAULTS.long_span
+
+
+def candidates(items: list, index, cfg, generic: Optional[dict] = None) -> dict:
+    """{base kind: [(item number, text)]} of the items that fit each kind (module docstring).  A solution
+    that is generic on its own (:func:`stands_alone`) is left out of its kind and counted in ``generic``
+    ({"solution": items}), as the index leaves out generic short questions.  (A generic whole problem is
+    still planted: the question rule catches it by its coverage.)"""
     min_span = max(int(cfg.ngram), int(getattr(cfg, "min_span", 0) or 0))
     short_items = {int(k) for _h, si in index.short.values() for k in si.tolist()}
     out: dict = {"problem": [], "solution": [], "short": [], "chinese": []}
+    left = generic if generic is not None else {}
+    left.setdefault("solution", 0)
+
     for k, it in enumerate(items):
         q = D._no_figures(it.question or "").strip()
         if not q:
@@ -103,7 +128,10 @@ def candidates(items: list, index, cfg) -> dict:
         sols = [D._no_figures(s).strip() for s in _solutions(it)]
         sols = [s for s in sols if len(D.tokens(s)) >= min_span and _cjk_share(s) < 0.5]
         if sols:
-            out["solution"].append((k, sols[0]))
+            if stands_alone(sols[0], index):
+                out["solution"].append((k, sols[0]))
+            else:
+                left["solution"] += 1
     return out
 
 
@@ -162,9 +190,11 @@ def dict_cfg(cfg):
     return cfg
 
 
-def run(pages: Iterable[tuple], benchmarks, index, cfg, n: int, seed: int = 0) -> list:
+def run(pages: Iterable[tuple], benchmarks, index, cfg, n: int, seed: int = 0,
+        generic: Optional[dict] = None) -> list:
     """Canary rows: ``n`` planted copies per kind (fewer when the benchmarks hold fewer items of a kind
-    or the pages run out).  ``pages``: (page_id, text) of clean corpus pages (the sample to copy)."""
+    or the pages run out).  ``pages``: (page_id, text) of clean corpus pages (the sample to copy);
+    ``generic``: filled with the items left out of each kind as generic on their own (:func:`candidates`)."""
     if n <= 0:
         return []
     pool = [(pid, t) for pid, t in pages if t and t.strip()]
@@ -172,7 +202,7 @@ def run(pages: Iterable[tuple], benchmarks, index, cfg, n: int, seed: int = 0) -
         return []
     rng = random.Random(seed)
     rng.shuffle(pool)
-    cands = candidates(benchmarks.items, index, cfg)
+    cands = candidates(benchmarks.items, index, cfg, generic)
     rows, used = [], 0
     for kind in KINDS:
         base = kind.split("_")[0]

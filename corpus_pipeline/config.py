@@ -285,6 +285,9 @@ class DecontamConfig:
            "words; a counting sequence, generic matrix or stock phrase does not)")
     min_span: int = opt(13, "a matched span is evidence only with this many tokens (and `min_specific` specific "
                             "ones), unless it is the item's whole question")
+    long_span: int = opt(
+        40, "a matched span of one item this many tokens long is evidence however generic its 4-grams, when that "
+           "many of its tokens lie in a 4-gram that is not predictable (3 distinct tokens, no counting run); 0: off")
     generic_items: int = opt(
         3, "a 4-gram found in this many distinct benchmark questions is generic (notation, identities, stock "
            "phrasing): it makes no span or short question specific; 0: every 4-gram is specific")
@@ -299,6 +302,10 @@ class DecontamConfig:
         0.5, "a whole question under `min_span` tokens is looked up only when this share of its tokens lies in a "
              "specific 4-gram (a question under 4 tokens: this share of words); the others are generic, left out")
     max_items: int = opt(1, "a gram in more distinct benchmark questions than this is common and never matches")
+    copy_share: float = opt(
+        0.8, "two benchmark items sharing this share of the smaller one's n-grams are copies of one text (the same "
+             "question in two sets, a subproblem repeating the earlier ones): they count once for `max_items` and "
+             "`generic_items`; 0: only items with the same question count once")
     max_pages: int = opt(
         0, "a gram found on more pages of the corpus than this is common too (NeMo Curator's `max_matches`; "
            "0: off)")
@@ -563,10 +570,12 @@ def _check_ranges(cfg: Config) -> None:
          "must be >= 1 and below decontam.ngram")
     need(cfg.decontam.min_chars_after >= 0, "decontam.min_chars_after", "must be >= 0")
     need(cfg.decontam.min_specific >= 0, "decontam.min_specific", "must be >= 0 (0: every span is evidence)")
+    need(cfg.decontam.long_span >= 0, "decontam.long_span", "must be >= 0 (0: off)")
     need(cfg.decontam.generic_items >= 0, "decontam.generic_items", "must be >= 0 (0: no 4-gram is generic)")
     need(0 <= cfg.decontam.short_specific <= 1, "decontam.short_specific", "must be between 0 and 1")
     need(cfg.decontam.canaries >= 0, "decontam.canaries", "must be >= 0 (0: no canaries)")
     need(cfg.decontam.max_items >= 0, "decontam.max_items", "must be >= 0 (0: no commonness rule)")
+    need(0 <= cfg.decontam.copy_share <= 1, "decontam.copy_share", "must be between 0 and 1 (0: off)")
     need(0 <= cfg.decontam.min_coverage <= 1, "decontam.min_coverage", "must be between 0 and 1 (0: no question rule: every span is evidence)")
     need(cfg.decontam.long_words >= 0, "decontam.long_words", "must be >= 0 (0: no length rule; coverage and stock phrasing still apply)")
     need(0 <= cfg.decontam.max_stock <= 1, "decontam.max_stock", "must be between 0 and 1 (0: off)")

@@ -24,13 +24,17 @@ Three parts:
   benchmark text (question/problem, options, solution) with the item each came
   from, plus, per length n in ``[short_min_grams, ngram)``, the hashes of the
   benchmark questions that are exactly n tokens long.  What counts as evidence:
-  - a gram found in more than ``cfg.max_items`` distinct benchmark questions is
-    *common* (a counting sequence, a standard phrase) and never matches;
+  - a gram found in more than ``cfg.max_items`` distinct benchmark texts is
+    *common* (a counting sequence, a standard phrase) and never matches; copies of one item (items
+    sharing ``cfg.copy_share`` of the smaller one's grams: :func:`copy_groups`) count once, here and
+    for the generic 4-gram shapes;
   - on a page, overlapping matching grams form a matched *span*; a span is
     evidence only when it is *specific* (:func:`specificity`): at least ``cfg.min_specific`` of
     its tokens lie in a specific 4-gram, formula tokens counted like words; ``1 2 3 4 5 6 7 8 9
     10``, ``begin pmatrix a b c d end pmatrix`` or a stock phrase share tokens with a benchmark
-    but no text of one item (a span half as specific counts only by the question's coverage);
+    but no text of one item (a span half as specific counts only by the question's coverage); a span
+    of ``cfg.long_span`` tokens or more is evidence when that many of its tokens lie in a 4-gram that is
+    not predictable, however generic its notation (a long run of one item's formula);
   - a span that matches only an item's *question* (not its solution or options) is evidence only
     when it is the benchmark's text rather than its stock phrasing: the page around it holds at
     least ``cfg.min_coverage`` of the question (:func:`coverage`; numbers and single letters as
@@ -386,6 +390,67 @@ def _distinct_pairs(h: np.ndarray, q: np.ndarray) -> np.ndarray:
     return h[keep]
 
 
+COPY_PAIR_ITEMS = 64   # a gram in more items than this is stock text: it says nothing about which items are copies
+
+
+def copy_groups(h: np.ndarray, items: np.ndarray, keys: np.ndarray, share: float) -> np.ndarray:
+    """One key per item: the same for the copies of one benchmark text (union-find).
+
+    ``h``/``items``: each item's distinct grams (one entry per gram and item); ``keys``: the starting
+    key of each item (items with the same key are one text already: the same question).  Two items
+    are copies when the grams they share are at least ``share`` of the smaller one's grams: the same
+    question in two sets (MATH and miniF2F's copy with "Show that it is 64."), a subproblem whose
+    question repeats the earlier subproblems (OCW/Minerva), an item twice in one set.  Template
+    siblings with other numbers share less than that.  Returns the key of each item's group (its
+    smallest item number); ``share <= 0``: ``keys`` unchanged."""
+    n_items = len(keys)
+    if share <= 0 or len(h) == 0 or n_items == 0:
+        return keys
+    # items with one key are one group from the start
+    _, first = np.unique(keys, return_inverse=True)
+    parent = np.empty(n_items, dtype=np.int64)
+    lead: dict = {}
+    for k, f in enumerate(first.tolist()):
+        parent[k] = lead.setdefault(f, k)
+    size = np.bincount(items, minlength=n_items).astype(np.int64)
+    order = np.lexsort((items, h))
+    hs, its = h[order], items[order].astype(np.int64)
+    start = np.ones(len(hs), dtype=bool)
+    start[1:] = hs[1:] != hs[:-1]
+    gid = np.cumsum(start) - 1
+    gsize = np.bincount(gid)
+    small = (gsize[gid] >= 2) & (gsize[gid] <= COPY_PAIR_ITEMS)
+    idx = np.nonzero(small)[0]
+    pairs = []
+    for d in range(1, COPY_PAIR_ITEMS):
+        j = idx + d
+        ok = j < len(hs)
+        i2, j2 = idx[ok], j[ok]
+        ok = gid[j2] == gid[i2]
+        if not ok.any():
+            break
+        a, b = its[i2[ok]], its[j2[ok]]
+        pairs.append(np.minimum(a, b) * n_items + np.maximum(a, b))
+    if not pairs:
+        return np.array([keys[int(parent[k])] for k in range(n_items)], dtype=keys.dtype)
+    code, shared = np.unique(np.concatenate(pairs), return_counts=True)
+    a, b = code // n_items, code % n_items
+    ok = shared >= share * np.minimum(size[a], size[b])
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = int(parent[x])
+        return x
+
+    for x, y in zip(a[ok].tolist(), b[ok].tolist()):
+        rx, ry = root(x), root(y)
+        if rx != ry:
+            parent[max(rx, ry)] = min(rx, ry)
+    roots = np.array([root(k) for k in range(n_items)], dtype=np.int64)
+    return keys[roots]
+
+
 def _common(h: np.ndarray, q: np.ndarray, max_items: int) -> np.ndarray:
     """Sorted gram hashes found in more than ``max_items`` distinct questions (none when max_items < 1)."""
     if max_items < 1 or len(h) == 0:
@@ -550,20 +615,24 @@ def _progression(toks: list) -> bool:
     return False
 
 
-def _specific_grams(toks: list, th: np.ndarray, generic: Optional[np.ndarray]) -> np.ndarray:
+def _specific_grams(toks: list, th: np.ndarray, generic: Optional[np.ndarray], varied: bool = False) -> np.ndarray:
     """Bool per ``SPEC_GRAM``-gram of the tokens: specific when it holds an :func:`informative` token and
     3 distinct tokens (``0 1 0 0``, ``c c c c`` are predictable), is no counting run (:func:`_progression`)
     and is not generic: its shape (:func:`shape_hashes`) is found in fewer than ``decontam.generic_items``
-    distinct benchmark questions (``begin pmatrix a b``, ``a 2 b 2``, ``find the number of``)."""
+    distinct benchmark questions (``begin pmatrix a b``, ``a 2 b 2``, ``find the number of``).  ``varied``: only the
+    distinct-token condition (a gram that is not predictable; counting runs still refused)."""
     k = SPEC_GRAM
     if len(th) < k:
         return np.zeros(0, dtype=bool)
     a, b, c, d = th[:-3], th[1:-2], th[2:-1], th[3:]
     distinct = 1 + (b != a) + ((c != a) & (c != b)) + ((d != a) & (d != b) & (d != c))
-    info = np.fromiter(map(informative, toks), dtype=np.int64, count=len(toks))
-    csum = np.concatenate([[0], np.cumsum(info)])
-    ok = (distinct >= 3) & (csum[k:] - csum[:-k] > 0)
-    if generic is not None and len(generic) and ok.any():
+    if varied:
+        ok = distinct >= 3
+    else:
+        info = np.fromiter(map(informative, toks), dtype=np.int64, count=len(toks))
+        csum = np.concatenate([[0], np.cumsum(info)])
+        ok = (distinct >= 3) & (csum[k:] - csum[:-k] > 0)
+    if not varied and generic is not None and len(generic) and ok.any():
         ok &= ~_in_sorted(shape_grams(shape_hashes(toks, th)), generic)
     for i in np.nonzero(ok)[0]:
         if _progression(toks[i:i + k]):
@@ -571,11 +640,12 @@ def _specific_grams(toks: list, th: np.ndarray, generic: Optional[np.ndarray]) -
     return ok
 
 
-def specificity(toks: list, th: np.ndarray, generic: Optional[np.ndarray]) -> int:
+def specificity(toks: list, th: np.ndarray, generic: Optional[np.ndarray], varied: bool = False) -> int:
     """How specific a run of tokens is: the number of its tokens inside a specific ``SPEC_GRAM``-gram
     (:func:`_specific_grams`).  Formula tokens count like words: ``1421 div 7 47 1421 div 7 47 203`` is
-    specific; ``begin pmatrix a b c d end pmatrix``, ``18 19 20 21 22`` or a stock sentence is not."""
-    ok = _specific_grams(toks, th, generic)
+    specific; ``begin pmatrix a b c d end pmatrix``, ``18 19 20 21 22`` or a stock sentence is not.
+    ``varied``: the tokens inside a gram that is merely not predictable (the long-span rule)."""
+    ok = _specific_grams(toks, th, generic, varied)
     if not ok.any():
         return 0
     cover = np.zeros(len(th) + 1, dtype=np.int64)
@@ -612,7 +682,7 @@ def build_index(benchmarks: Benchmarks, cfg) -> GramIndex:
     bnum = {b: i for i, b in enumerate(names)}
     folder_of = {f.benchmark: f.path.split("/", 1)[0] for f in benchmarks.files}
     short_ok = {b: not selected(b, folder_of.get(b, ""), exclude) for b in names}
-    hs, its, bs, qs = [], [], [], []
+    hs, its, bs = [], [], []
     short_h: dict[int, list] = {k: [] for k in range(lo, top)}
     short_i: dict[int, list] = {k: [] for k in range(lo, top)}
     short_s: dict[int, list] = {k: [] for k in range(lo, top)}     # shapes: the commonness test
@@ -622,11 +692,13 @@ def build_index(benchmarks: Benchmarks, cfg) -> GramIndex:
     generic_items = int(getattr(cfg, "generic_items", 0) or 0)
     short_specific = float(getattr(cfg, "short_specific", 0) or 0)
     spec_h, spec_q, short_cand = [], [], []
+    item_key = np.zeros(len(benchmarks.items), dtype=np.uint64)   # the question's tokens, hashed
     for k, it in enumerate(benchmarks.items):
         b = bnum[it.benchmark]
         item_bench[k] = b
         item_ids.append(it.item_id)
         qkey = np.uint64(blake64(" ".join(tokens(it.question))))
+        item_key[k] = qkey
         item_grams, item_spec = [], []
         for t in _item_texts(it, with_options):
             tt = tokens(t)
@@ -635,22 +707,26 @@ def build_index(benchmarks: Benchmarks, cfg) -> GramIndex:
                 item_grams.append(gram_hashes(th, [n])[n])
             if len(th) >= SPEC_GRAM and generic_items:
                 item_spec.append(shape_grams(shape_hashes(tt, th)))
-        if item_spec and generic_items:           # (h, question) pairs are made distinct in _common
+        if item_spec and generic_items:           # (h, text) pairs are made distinct in _common
             g = np.concatenate(item_spec)
             spec_h.append(g)
-            spec_q.append(np.full(len(g), qkey, dtype=np.uint64))
+            spec_q.append(np.full(len(g), k, dtype=np.int64))
         if item_grams:
             g = np.unique(np.concatenate(item_grams))
             hs.append(g)
             its.append(np.full(len(g), k, dtype=np.int32))
             bs.append(np.full(len(g), b, dtype=np.int16))
-            qs.append(np.full(len(g), qkey, dtype=np.uint64))
         qt = tokens(_no_figures(it.question) + ("\n" + it.options if with_options and it.options else ""))
         if lo <= len(qt) < top and (len(qt) >= n or short_ok[it.benchmark]):
             short_cand.append((k, qt))
     cat = (lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.empty(0, dtype=dt))
-    generic = _common(cat(spec_h, np.uint64), cat(spec_q, np.uint64), generic_items - 1) if generic_items \
-        else np.empty(0, dtype=np.uint64)
+    all_h, all_i, all_b = cat(hs, np.uint64), cat(its, np.int32), cat(bs, np.int16)
+    # a gram's commonness counts distinct texts: the copies of one item (in two sets, or a subproblem
+    # repeating the earlier ones) are one text, so what only they share is neither common nor generic
+    groups = copy_groups(all_h, all_i, item_key, float(getattr(cfg, "copy_share", 0) or 0))
+    stats["copies_merged"] = int(len(np.unique(item_key)) - len(np.unique(groups)))
+    generic = _common(cat(spec_h, np.uint64), groups[cat(spec_q, np.int64)], generic_items - 1) \
+        if generic_items else np.empty(0, dtype=np.uint64)
     del spec_h, spec_q
     stats["generic_grams"] = int(len(generic))
     short_use: dict = {}                               # benchmark -> {"used": n, "generic": n}
@@ -666,8 +742,7 @@ def build_index(benchmarks: Benchmarks, cfg) -> GramIndex:
         short_h[len(qt)].append(int(g[0]))
         short_s[len(qt)].append(int(gram_hashes(shape_hashes(qt, th), [len(qt)])[len(qt)][0]))
         short_i[len(qt)].append(k)
-    all_h, all_i, all_b = cat(hs, np.uint64), cat(its, np.int32), cat(bs, np.int16)
-    common = _common(all_h, cat(qs, np.uint64), max_items)
+    common = _common(all_h, groups[all_i], max_items)
     if len(common):
         keep = ~np.isin(all_h, common)
         all_h, all_i, all_b = all_h[keep], all_i[keep], all_b[keep]
@@ -891,6 +966,7 @@ def decontaminate_text(text: Optional[str], index: GramIndex, cfg) -> PageResult
     grams = gram_hashes(pt.hashes, [n] + sorted(index.short))
     min_specific = int(getattr(cfg, "min_specific", 0) or 0)
     min_span = int(getattr(cfg, "min_span", 0) or 0)
+    long_span = int(getattr(cfg, "long_span", 0) or 0)
     flag = getattr(cfg, "mode", "remove") == "flag"
     # short rule: a whole short question, as a contiguous token sequence
     short_hits = []                                   # (position, length, item numbers)
@@ -932,6 +1008,9 @@ def decontaminate_text(text: Optional[str], index: GramIndex, cfg) -> PageResult
                 spec[key] = specificity(pt.toks[a:b], pt.hashes[a:b], index.generic) if min_specific else b - a
             if spec[key] >= min_specific:
                 good.append((a, b))
+            elif long_span and b - a >= long_span and \
+                    specificity(pt.toks[a:b], pt.hashes[a:b], None, varied=True) >= long_span:
+                good.append((a, b))       # a long run of one item: its formula, however generic its 4-grams
             elif 2 * spec[key] >= min_specific:
                 weak.append((a, b))
         # a span half as specific (a question's formula and its stock phrasing around it) is evidence

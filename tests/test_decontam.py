@@ -543,6 +543,63 @@ def test_stock_sentence_of_a_question_is_not_evidence(tmp_path):
     assert rows(long_part + " last year?", DecontamConfig(long_words=0, max_stock=0)) == []  # a small share
 
 
+def test_copies_of_one_item_count_once_for_commonness(tmp_path):
+    """An item held twice (here: once more with a "Show that" suffix, as miniF2F copies MATH) is one
+    text: the grams only its copies share are neither common nor generic, so its solution pasted into
+    a page is removed; counted per question (decontam.copy_share = 0) they were common and the copy
+    kept.  A template sibling with other numbers shares less than copy_share: not merged."""
+    q = "Evaluate $\\log_{3}{81}-\\log_{3}{\\frac{1}{9}}$ and write the result as an integer."
+    sol = ("We have \\[\\log_{3}{81}-\\log_{3}{\\frac{1}{9}} = \\log_{3}{3^4}-\\log_{3}{3^{-2}} = "
+           "4-(-2) = \\boxed{6}.\\]")
+    sib_q = "Evaluate $\\log_{5}{625}-\\log_{5}{\\frac{1}{25}}$ and write the result as an integer."
+    sib_sol = ("We have \\[\\log_{5}{625}-\\log_{5}{\\frac{1}{25}} = \\log_{5}{5^4}-\\log_{5}{5^{-2}} = "
+               "4-(-2) = \\boxed{6}.\\]")
+    items = [(q, sol, "target"), (q + " Show that it is 6.", sol, "copy"), (sib_q, sib_sol, "sibling")]
+    (tmp_path / "math").mkdir()
+    (tmp_path / "math" / "test.jsonl").write_text("".join(
+        json.dumps({"problem": a, "solution": b, "unique_id": u}) + "\n" for a, b, u in items))
+    host = "Notes from a course on logarithms.\n" + "Every exercise below was solved in class. " * 4 + "\n"
+    page = host + sol + "\n" + host
+
+    def removed(cfg):
+        index = D.build_index(D.load_benchmarks(tmp_path, cfg), cfg)
+        r = D.decontaminate_text(page, index, cfg)
+        return index, {row[1] for row in r.rows}
+
+    index, got = removed(DecontamConfig())
+    assert got & {"target", "copy"} and "sibling" not in got
+    assert index.stats["copies_merged"] == 1          # the copy joins the target; the sibling stays apart
+    _, per_question = removed(DecontamConfig(copy_share=0))
+    assert per_question == set()
+
+
+def test_a_long_run_of_one_item_is_evidence_however_generic_its_notation(tmp_path):
+    """A solution that is a chain of trigonometric notation (no informative token: every 4-gram generic
+    by the specificity measure) pasted whole is removed by its length (decontam.long_span: 40 tokens
+    of one item, not predictable); an identity of 22 tokens that an item also holds is not."""
+    chain = ("\\[ \\frac{\\sin x}{\\cos x} + \\frac{\\cos x}{1 + \\sin x} &= "
+             "\\frac{\\sin x}{\\cos x} + \\frac{\\cos x (1 - \\sin x)}{(1 + \\sin x)(1 - \\sin x)} \\\\ &= "
+             "\\frac{\\sin x}{\\cos x} + \\frac{\\cos x (1 - \\sin x)}{1 - \\sin^2 x} \\]")
+    identity = "$\\sin(x+y) = \\sin x \\cos y + \\cos x \\sin y$, so $\\sin(x+y) = \\sin x \\cos y + \\cos x \\sin y$."
+    items = [("Simplify $\\frac{\\sin x}{\\cos x} + \\frac{\\cos x}{1 + \\sin x}.$", chain, "chain"),
+             ("Find $\\sin 75^\\circ$ from the angle sum.", identity + " Then $\\sin 75^\\circ = 0.966$.", "sum")]
+    (tmp_path / "math").mkdir()
+    (tmp_path / "math" / "test.jsonl").write_text("".join(
+        json.dumps({"problem": a, "solution": b, "unique_id": u}) + "\n" for a, b, u in items))
+    cfg = DecontamConfig()
+    index = D.build_index(D.load_benchmarks(tmp_path, cfg), cfg)
+    host = "Notes from a course on trigonometry.\n" + "Every identity below was derived in class. " * 4 + "\n"
+    toks = D.tokens(chain)
+    assert len(toks) >= cfg.long_span and D.specificity(toks, D.token_hashes(toks), index.generic) < cfg.min_specific
+
+    def rows(text, c=cfg):
+        return [row[1] for row in D.decontaminate_text(host + text + "\n" + host, index, c).rows]
+
+    assert rows(chain) == ["chain"]
+    assert rows(chain, DecontamConfig(long_span=0)) == []
+    assert rows(identity) == []
+
+
 def test_question_copied_without_its_figure_code_is_removed(tmp_path):
     """A page that copies a question's text and shows its figure as a picture (no [asy] code) holds the
     question: coverage is counted without the figure code too. The question is a 13-word span of stock

@@ -227,12 +227,19 @@ def test_canaries_measure_the_rules(full, hosts):
     specificity threshold refusing every span, the short questions all generic) shows a low figure."""
     bm, index, cfg = full
     pool = [(str(i), h) for i, h in enumerate(hosts)]
-    rows = C.run(pool, bm, index, cfg, n=30, seed=1)
+    generic: dict = {}
+    rows = C.run(pool, bm, index, cfg, n=30, seed=1, generic=generic)
     s = C.summary(rows)
+    # a solution generic on its own (CARP: stock words, single digits and letters) is left out and counted;
+    # a MATH solution's formula block is planted
+    assert generic["solution"] > 0
+    assert not C.stands_alone("According to the problem, we have $2 k - 1 = 1$. Solving for $k$, we get $k = 1$.",
+                              index)
+    assert C.stands_alone("$1421 \\div 7 + 47 = (1421 \\div 7) + 47 = 203 + 47 = 250$", index)
     assert set(s) == set(C.KINDS) and all(v["n"] == 30 for v in s.values())
     assert all(v["share"] >= 0.8 for v in s.values()), s
     assert s["short"]["pages_removed_short_rule"] > 0
-    broken = replace(cfg, min_specific=10 ** 6, min_coverage=0)
+    broken = replace(cfg, min_specific=10 ** 6, min_coverage=0, long_span=0)
     b = C.summary(C.run(pool, bm, index, broken, n=30, seed=1))
     assert all(b[k]["share"] <= 0.2 for k in ("problem", "solution", "solution_tex", "chinese")), b
     lo, hi = C.wilson(97, 100)

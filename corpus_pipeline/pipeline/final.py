@@ -206,11 +206,12 @@ class Canaries(FinalStage):
         corpus_df = ctx.read("corpus")
         want = n * len(C.KINDS)
         pool = sparkdecontam.seeded_sample(corpus_df, want, CANARY_SEED)
-        rows = C.run(pool, bm, index, cfg, n, seed=CANARY_SEED)
+        generic: dict = {}
+        rows = C.run(pool, bm, index, cfg, n, seed=CANARY_SEED, generic=generic)
         df = ctx.spark.createDataFrame([tuple(vars(r).values()) for r in rows] or [], schemas.CANARIES)
         ctx.write_table(df, staging, self.schema)
         return {"rows": len(rows), "pages_sampled": len(pool), "per_kind": n, "kinds": C.summary(rows),
-                "measures": C.MEASURES}
+                "measures": C.MEASURES, "items_generic": generic}
 
     def done(self, ctx, result) -> None:
         kinds = (result.counts or {}).get("kinds") or {}

@@ -251,6 +251,16 @@ def short_items_section(s: dict) -> str:
             + _table(["benchmark", "used", "left out as generic"], rows))
 
 
+def _generic_note(generic) -> str:
+    """The items left out of the canary kinds as generic on their own (``items_generic``)."""
+    left = {k: v for k, v in (generic or {}).items() if v}
+    if not left:
+        return ""
+    return (" Left out as generic on their own (no specific run: stock words, single digits and letters; "
+            "no rule that keeps generic runs catches them): "
+            + ", ".join(f"{_esc(v)} {_esc(k)} items" for k, v in sorted(left.items())) + ".")
+
+
 def canaries_section(s: dict) -> str:
     """The planted-item canaries (``decontamination_canaries``): per kind, the caught share with its
     95% interval and n, and what the rules took of the copies' own text."""
@@ -263,7 +273,8 @@ def canaries_section(s: dict) -> str:
              v.get("own_lines_removed")] for k, v in kinds.items()]
     return ("<h3 id=\"canaries\">Decontamination canaries: planted benchmark items caught</h3>"
             f"<p>{_esc(c.get('measures', ''))}: {_esc(c.get('pages_sampled'))} corpus pages copied, one item "
-            "planted per copy as its own lines (as it is, TeX-varied, hard-wrapped); the corpus is not touched.</p>"
+            "planted per copy as its own lines (as it is, TeX-varied, hard-wrapped); the corpus is not touched."
+            + _generic_note(c.get("items_generic")) + "</p>"
             + _table(["kind", "n", "caught", "share", "95% interval", "pages removed by the short rule",
                       "copies' own lines removed"], rows))
 
