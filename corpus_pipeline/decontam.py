@@ -194,10 +194,6 @@ def is_word(tok: str) -> bool:
     return tok.isalpha() and tok not in NOTATION
 
 
-def token_hash(tok: str) -> int:
-    return _TOKEN_HASH.hash(tok)
-
-
 def token_hashes(toks: list[str]) -> np.ndarray:
     """Stable 64-bit hashes of tokens (cached per process)."""
     cache = _TOKEN_HASH
