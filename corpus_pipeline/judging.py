@@ -85,6 +85,14 @@ PRIOR = (0.15, 0.5)
 # all decided is presumed nearly all decidable (0.1 on the unsure side), one with unsure pages is
 # estimated from them.  Without unsure verdicts the estimates equal the decided-only ones.
 PRIOR_DECIDED = (0.5, 0.1)
+# The design guess of the maths share of uncollected pages under flagged hosts, at least: a host is flagged
+# when more than 10% of its pages were collected, and the pages the path step is for sit there while their
+# scores are low.  With their mean score as the guess (0.02 on the mini-crawl's iteration 1 at threshold
+# 0.05, where 16 of the stratum's 95 pages are maths) the stratum got 14 of 55 uncollected judgements, a
+# sample held no maths page in about 7% of draws and the recall interval covered the truth in 91% of 200
+# samples; with 0.1 it gets 23 and covers in 98.5% (the same 164 judgements; 0.94 -> 0.945 at threshold
+# 0.03, 0.97 -> 0.985 on the loop's own collection).
+FLAGGED_GUESS = 0.1
 RECALL_WIDTH = 0.05                        # the recall half-width the "how many more" advice aims at
 
 
@@ -138,7 +146,8 @@ def allocate(strata: dict, margin: float, uncollected: Optional[int] = None) -> 
     :func:`precision_size` in proportion to their size (with p = 0.5 everywhere Neyman's allocation is
     proportional); uncollected strata share ``uncollected`` judgements (default: half the precision
     sample) by Neyman's allocation with the stratum's mean score as the guess of its maths share
-    (clamped to 0.01..0.5: a design guess only, the estimates never use it).  Every non-empty stratum
+    (clamped to 0.01..0.5: a design guess only, the estimates never use it), at least
+    :data:`FLAGGED_GUESS` for the uncollected pages under flagged hosts.  Every non-empty stratum
     gets at least 2 (or all its pages).
     """
     coll = {h: s for h, s in strata.items() if is_collected_stratum(h) and s["N"] > 0}
@@ -147,8 +156,9 @@ def allocate(strata: dict, margin: float, uncollected: Optional[int] = None) -> 
     n = precision_size(n_c, margin)
     out = {h: min(s["N"], max(2, math.ceil(n * s["N"] / n_c))) for h, s in coll.items()}
     budget = (n + 1) // 2 if uncollected is None else uncollected
-    weight = {h: s["N"] * math.sqrt(_clamp(s.get("mean_score")) * (1 - _clamp(s.get("mean_score"))))
-              for h, s in unc.items()}
+    guess = {h: max(FLAGGED_GUESS, _clamp(s.get("mean_score"))) if h == FLAGGED else _clamp(s.get("mean_score"))
+             for h, s in unc.items()}
+    weight = {h: s["N"] * math.sqrt(guess[h] * (1 - guess[h])) for h, s in unc.items()}
     total = sum(weight.values()) or 1.0
     for h, s in unc.items():
         out[h] = min(s["N"], max(2, math.ceil(budget * weight[h] / total)))
