@@ -34,7 +34,7 @@ def _grouped(name, fn):
 def _running_executor(sc):
     """An executor running a task now (the application's REST API: ``activeTasks`` per executor)."""
     url = f"{sc.uiWebUrl}/api/v1/applications/{sc.applicationId}/executors"
-    with urllib.request.urlopen(url, timeout=5) as r:
+    with urllib.request.urlopen(url, timeout=30) as r:   # a loaded machine answers slowly (5 s timed out once in CI)
         execs = json.loads(r.read().decode("utf-8"))
     busy = sorted(e["id"] for e in execs if e.get("id") != "driver" and e.get("isActive", True)
                   and e.get("activeTasks", 0) > 0)
