@@ -63,15 +63,9 @@ def forest_counts(e: DataFrame) -> dict:
 
 
 def materialize(df: DataFrame, reliable: bool) -> DataFrame:
-    """Cut the lineage: reliable checkpoint (computed once, via a temporary cache) or local."""
-    from .classic import reliable_checkpoints
-
-    if not reliable or not reliable_checkpoints(df.sparkSession):
-        return df.localCheckpoint(eager=True)
-    cached = df.persist()
-    out = cached.checkpoint(eager=True)
-    cached.unpersist()
-    return out
+    """Cut the lineage: reliable checkpoint (computed once, via a temporary cache) or local
+    (:func:`materialize_counted`, whose count is the job an eager checkpoint runs)."""
+    return materialize_counted(df, reliable)[0]
 
 
 def materialize_counted(df: DataFrame, reliable: bool) -> tuple[DataFrame, int]:
