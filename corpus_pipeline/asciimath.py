@@ -42,12 +42,14 @@ CONST.update({
     # misc
     "int": r"\int", "oint": r"\oint", "del": r"\partial", "grad": r"\nabla", "+-": r"\pm", "-+": r"\mp",
     "O/": r"\emptyset", "oo": r"\infty", "aleph": r"\aleph", ":.": r"\therefore", ":'": r"\because",
-    "...": r"\ldots", "cdots": r"\cdots", "vdots": r"\vdots", "ddots": r"\ddots", "|cdots|": r"|\cdots|",
+    "...": r"\ldots", "ldots": r"\ldots", "cdots": r"\cdots", "vdots": r"\vdots", "ddots": r"\ddots", "|cdots|": r"|\cdots|",
     "quad": r"\quad", "qquad": r"\qquad", "/_": r"\angle", "/_\\": r"\triangle", "frown": r"\frown",
     "diamond": r"\diamond", "square": r"\square", "|__": r"\lfloor", "__|": r"\rfloor",
     "|~": r"\lceil", "~|": r"\rceil", "CC": r"\mathbb{C}", "NN": r"\mathbb{N}", "QQ": r"\mathbb{Q}",
     "RR": r"\mathbb{R}", "ZZ": r"\mathbb{Z}", "'": "'", "!": "!", ",": ",", ".": ".", "|": "|",
     "||": r"\|", "\\ ": r"\ ",
+    # differentials: one symbol each in ASCIIMath's table ("dy/dx" is the fraction of dy over dx)
+    "dx": "dx", "dy": "dy", "dz": "dz", "dt": "dt",
     # functions
     "sin": r"\sin", "cos": r"\cos", "tan": r"\tan", "sec": r"\sec", "csc": r"\csc", "cot": r"\cot",
     "arcsin": r"\arcsin", "arccos": r"\arccos", "arctan": r"\arctan", "sinh": r"\sinh", "cosh": r"\cosh",

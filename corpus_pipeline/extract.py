@@ -47,11 +47,11 @@ from .mathhtml import (
     MARK_CLOSE,
     MARK_OPEN,
     bbcode_to_delimiters,
+    brackets_to_dollars,
     detect_text_delimiters,
     engine_loaded,
     rewrite_math,
     strip_marks,
-    wrap_environments,
 )
 from .warc import decode_html
 
@@ -213,8 +213,8 @@ def finish_text(text, title: str, kinds: set, engines=lambda: set()):
         found = engines()
         if found:
             text, n_bb = bbcode_to_delimiters(text)
-            text, n_env = wrap_environments(text)
-            has_delims = has_delims or n_bb > 0 or n_env > 0
+            text, _ = brackets_to_dollars(text)
+            has_delims = has_delims or n_bb > 0
         if has_delims:
             kinds.add("tex_delimiters")
             kinds |= found

@@ -157,8 +157,9 @@ def clean_tex(tex: str) -> str:
     # a lone trailing "\\" (line break) is noise after collapsing the formula
     while tex.endswith("\\\\"):
         tex = tex[:-2].rstrip()
-    # a lone trailing backslash (its space collapsed away) would escape our closing $
-    if tex.endswith("\\") and (len(tex) - len(tex.rstrip("\\"))) % 2:
+    # a lone trailing backslash (a control space "\\ " whose space collapsed away) would escape our
+    # closing $: trailing control spaces are no content, drop them all ("a\\ \\ " -> "a")
+    while tex.endswith("\\") and (len(tex) - len(tex.rstrip("\\"))) % 2:
         tex = tex[:-1].rstrip()
     # $ inside TeX would close our delimiter
     return tex.replace("$", r"\$") if "$" in tex and r"\$" not in tex else tex
@@ -380,6 +381,8 @@ def rewrite_math(tree: HtmlElement, html: str | None = None) -> list:
             continue
         if cls & MATHJAX_RENDER_CLASSES:
             mathjax_render.append(el)
+    if (html is None or "\\begin{" in html) and _environment_texts(tree, removed):
+        kinds |= {"tex_delimiters"} | engine_loaded(tree)
     if raw_tex_elements:
         kinds |= engine_loaded(tree) or {"tex_delimiters"}
     if asciimath_page and _asciimath_text(tree):
@@ -406,7 +409,70 @@ def rewrite_math(tree: HtmlElement, html: str | None = None) -> list:
     return sorted(kinds)
 
 
+_ENV_TEXT = etree.XPath("//text()[contains(., '\\begin{')]")
+_BARE_ENV = re.compile(r"\\begin\{((?:equation|align|alignat|flalign|gather|multline|eqnarray|displaymath)\*?)\}"
+                       r"[\s\S]{0,8000}?\\end\{\1\}")
+# elements that hold running text: a paragraph, a list item, a cell, a quote, inline markup
+_TEXT_BLOCKS = {"p", "li", "dd", "dt", "td", "th", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6",
+                "span", "em", "strong", "b", "i", "u", "font", "label", "center", "a", "sup", "sub", "small"}
+_NO_ENV_ANCESTORS = {"pre", "code", "script", "style", "textarea", "kbd", "samp", "noscript"}
+
+
+def _environment_texts(tree, removed: set) -> int:
+    """Display environments written bare (``\\begin{equation}..\\end{equation}``, align, gather,
+    multline, ...; MathJax renders them without delimiters) in the text of a paragraph-level element
+    (``<p>``, ``<li>``, a cell, a quote, a ``<span class="math-container">``) on a page that loads
+    MathJax or KaTeX: put between ``$$`` as every other displayed formula.  Text lying loose in a
+    layout container (``<div>``, ``<body>``, ``<section>``: no paragraph markup) is left as the page
+    wrote it, and so is code.  Returns the number delimited."""
+    found = []
+    for t in _ENV_TEXT(tree):
+        el = t.getparent()
+        if el is None or el in removed:
+            continue
+        owner = el if t.is_text else el.getparent()
+        if owner is None or owner.tag not in _TEXT_BLOCKS or _BARE_ENV.search(t) is None:
+            continue
+        if el.tag in _NO_ENV_ANCESTORS or any(a.tag in _NO_ENV_ANCESTORS for a in owner.iterancestors()):
+            continue
+        found.append((el, t.is_text))
+    if not found or not engine_loaded(tree):
+        return 0
+    total = 0
+    for el, is_text in found:
+        text, n = _wrap_bare(el.text if is_text else el.tail)
+        total += n
+        if is_text:
+            el.text = text
+        else:
+            el.tail = text
+    return total
+
+
+# displayed maths already delimited in a text: an environment inside it is part of that formula
+_DISPLAY_SPANS = re.compile(r"\$\$[\s\S]*?\$\$|\\\[[\s\S]*?\\\]")
+
+
+def _wrap_bare(text: str) -> tuple[str, int]:
+    out, last, total = [], 0, 0
+    for m in _DISPLAY_SPANS.finditer(text):
+        part, n = _BARE_ENV.subn(_env_sub, text[last:m.start()])
+        out += [part, m.group(0)]
+        last, total = m.end(), total + n
+    part, n = _BARE_ENV.subn(_env_sub, text[last:])
+    return "".join(out) + part, total + n
+
+
+def _env_sub(m) -> str:
+    return _delimited(clean_tex(m.group(0)), True)
+
+
+_AM_SPACING = re.compile(r"(?:\\?\s)+")
+
+
 def _am_sub(m) -> str:
+    if _AM_SPACING.fullmatch(m.group(1)):   # `\ \ \ ` lays out the formulas around it: a space
+        return " "
     tex = clean_tex(asciimath_to_tex(m.group(1)))
     return _delimited(tex, False) if tex else m.group(0)
 
@@ -492,24 +558,34 @@ def _bbcode_sub(m):
     return f"{d}{tex}{d}"
 
 
-_DISPLAY_SPANS = re.compile(r"\$\$[\s\S]*?\$\$|\\\[[\s\S]*?\\\]|^(`{3,4})[^\n]*\n[\s\S]*?\n\1[ \t]*$", re.M)
-_BARE_ENV = re.compile(r"\\begin\{((?:equation|align|alignat|gather|multline|eqnarray|displaymath)\*?)\}"
-                       r"[\s\S]{0,8000}?\\end\{\1\}")
+_DISPLAY_BRACKETS = re.compile(r"(?<!\\)\\\[([\s\S]{1,8000}?)(?<!\\)\\\]")
 
 
-def wrap_environments(text: str) -> tuple[str, int]:
-    """Display environments written bare in the text (``\\begin{equation}..\\end{equation}``, which
-    MathJax renders without delimiters) put between ``$$``; those already inside ``$$..$$``,
-    ``\\[..\\]`` or a fenced code block are left alone.  Returns (text, number wrapped)."""
-    if "\\begin{" not in text:
-        return text, 0
+def _outside_code(text: str, sub) -> tuple[str, int]:
+    """``sub(part) -> (part, n)`` applied to the parts of ``text`` outside fenced and inline code."""
+    if "`" not in text:
+        return sub(text)
     out, last, total = [], 0, 0
-    for m in _DISPLAY_SPANS.finditer(text):
-        part, n = _BARE_ENV.subn(lambda e: "$$" + e.group(0) + "$$", text[last:m.start()])
+    for m in _FENCE_SPLIT.finditer(text):
+        part, n = sub(text[last:m.start()])
         out += [part, m.group(0)]
         last, total = m.end(), total + n
-    part, n = _BARE_ENV.subn(lambda e: "$$" + e.group(0) + "$$", text[last:])
+    part, n = sub(text[last:])
     return "".join(out) + part, total + n
+
+
+def brackets_to_dollars(text: str) -> tuple[str, int]:
+    """Displayed formulas written ``\\[..\\]`` in the text (for MathJax/KaTeX) as ``$$..$$``, the
+    delimiter every other displayed formula gets here: one display delimiter in the output, so
+    that a formula reads the same whichever way the page wrote it.  ``\\\\[2pt]`` (a TeX line
+    break with its spacing) and code are left alone.  Returns (text, number rewritten)."""
+    if "\\[" not in text:
+        return text, 0
+
+    def sub(part):
+        return _DISPLAY_BRACKETS.subn(lambda m: "$$" + m.group(1).strip() + "$$"
+                                      if m.group(1).strip() else m.group(0), part)
+    return _outside_code(text, sub)
 
 
 def strip_marks(text: str) -> str:

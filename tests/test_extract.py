@@ -361,6 +361,9 @@ def test_a_swallowed_timeout_still_counts_as_a_timeout():
     ("[[a,b],[c,d]]", "\\left[\\begin{array}{cc}a & b \\\\ c & d\\end{array}\\right]"),
     ("lim_(x->oo) alpha xx beta", "\\lim_{x\\to\\infty}\\alpha\\times\\beta"),
     ("root(3)(x) + hat y", "\\sqrt[3]{x}+\\hat{y}"),
+    # ldots and the differentials are single symbols of ASCIIMath's table
+    ("1,ldots,n", "1,\\ldots,n"),
+    ("dy/dx", "\\frac{dy}{dx}"),
 ])
 def test_asciimath_to_tex(am, expected):
     from corpus_pipeline.asciimath import asciimath_to_tex
@@ -377,6 +380,13 @@ def test_asciimath_page_backquotes_converted_only_with_engine():
     assert "`alpha`" in r.text          # escaped backquotes are literal
     assert "`x^2`" in r.text            # code is left alone
     assert r.math_kinds == ["asciimath"]
+    # a span of control spaces only lays out the formulas beside it: a space, no empty formula
+    from corpus_pipeline.mathhtml import rewrite_math, strip_marks
+
+    tree = lxml.html.fromstring('<html><head><script src="js/ASCIIMathML.js"></script></head><body>'
+                                "<p>`pi r^2` `\\ \\ \\ ` and `a=3,\\ \\ ` then</p></body></html>")
+    assert rewrite_math(tree) == ["asciimath"]
+    assert " ".join(strip_marks(tree.text_content()).split()) == "$\\pi r^{2}$ and $a=3,$ then"
     r = extract_html(page(body), "u")   # no ASCIIMath engine: backquotes are just text
     assert "`pi r^2`" in r.text and r.math_kinds == []
 
@@ -385,6 +395,7 @@ def test_tex_never_ends_in_an_escaping_backslash():
     from corpus_pipeline.mathhtml import clean_tex
 
     assert clean_tex("a \\ ") == "a"
+    assert clean_tex("b=-3,\\ \\ ") == "b=-3,"     # every trailing control space, not just the last
     assert clean_tex("x^2 \\\\") == "x^2"
     assert clean_tex("5 $ off") == "5 \\$ off"
 
@@ -495,8 +506,37 @@ def test_bbcode_maths_inside_code_stays_code():
     assert "$$a^2+b^2$$" in r.text and "$$x^2$$" not in r.text and "$$y^2$$" not in r.text
 
 
-def test_bare_display_environment_on_a_mathjax_page_is_delimited():
-    html = page("<p>The law reads \\begin{equation} F = ma \\end{equation} in every frame we use here.</p>")
-    html = html.replace("</head>", '<script src="https://cdn.example.org/mathjax/MathJax.js"></script></head>')
+def _mathjax(html):
+    return html.replace("</head>", '<script src="https://cdn.example.org/mathjax/MathJax.js"></script></head>')
+
+
+def test_bare_display_environment_in_a_paragraph_on_a_mathjax_page_is_delimited():
+    html = _mathjax(page("<p>The law reads \\begin{equation} F = ma \\end{equation} in every frame we use.</p>"
+                         '<p><span class="math-container">\\begin{align} a &amp;= b \\\\ c &amp;= d \\end{align}'
+                         "</span></p><p>Already delimited: $$\\begin{gather} x \\end{gather}$$ stays so.</p>"))
     r = extract_html(html, "u")
     assert "$$\\begin{equation} F = ma \\end{equation}$$" in r.text
+    assert "$$\\begin{align} a &= b \\\\ c &= d \\end{align}$$" in r.text
+    assert "$$\\begin{gather} x \\end{gather}$$" in r.text and "$$$$" not in r.text
+    # no maths engine: the same text is TeX shown as text, left alone
+    r = extract_html(page("<p>The law reads \\begin{equation} F = ma \\end{equation} in every frame.</p>"), "u")
+    assert "$$" not in r.text and "\\begin{equation} F = ma \\end{equation}" in r.text
+
+
+def test_bare_display_environment_loose_in_a_container_is_left_as_written():
+    # text lying loose in a <div> between rules (no paragraph markup) is written as the page wrote it
+    html = _mathjax(page("<div><hr>Equation: \\begin{equation} E = mc^2 \\end{equation} Split: \\begin{multline}"
+                         " a+b \\\\ c \\end{multline}<hr></div><pre>\\begin{align} code \\end{align}</pre>"))
+    r = extract_html(html, "u")
+    assert "\\begin{equation} E = mc^2 \\end{equation}" in r.text
+    assert "$$\\begin{" not in r.text and "\\begin{align} code \\end{align}" in r.text
+
+
+def test_display_brackets_written_as_double_dollars_on_a_mathjax_page():
+    html = _mathjax(page("<p>Inline \\(x\\) and displayed \\[ \\sum_i a_i \\] then a line break with spacing"
+                         " $$a \\\\[2pt] b$$ and <code>re.sub(r'\\[x\\]', s)</code> in code.</p>"))
+    r = extract_html(html, "u")
+    assert "$$\\sum_i a_i$$" in r.text and "\\(x\\)" in r.text
+    assert "$$a \\\\[2pt] b$$" in r.text and "`re.sub(r'\\[x\\]', s)`" in r.text
+    r = extract_html(page("<p>Without an engine \\[ a \\] is only text in this paragraph.</p>"), "u")
+    assert "\\[ a \\]" in r.text
