@@ -458,6 +458,14 @@ def test_code_block_fenced_with_its_language_and_inline_code_in_backticks():
     assert "`len(x)`" in r.text
 
 
+def test_paragraph_that_is_one_code_element_is_a_code_block():
+    r = run("<p>Let us ask the computer algebra system whether the number is prime:</p>"
+            "<p> <code>PrimeQ[83^27 + 1]</code> </p><p>It answers at once, and <code>x</code> in a"
+            " sentence stays inline code, as does the code in <p>this <code>f(y)</code></p> paragraph.</p>")
+    assert "```\nPrimeQ[83^27 + 1]\n```" in r.text
+    assert "`x`" in r.text and "`f(y)`" in r.text and "```\nx\n```" not in r.text
+
+
 def test_data_table_as_pipe_table_without_script_text_and_layout_table_left_alone():
     r = run("<table><tr><th>n</th><th>n squared</th></tr><tr><td>2</td><td>4</td></tr>"
             "<tr><td>3</td><td>9<script>var ad = 1;</script></td></tr></table>")

@@ -7,6 +7,8 @@ or spaces: the code's extent and the table's rows and columns are lost.  Before 
   becomes a ``<pre>`` holding a fenced block: ```` ```lang ```` (the language when the element
   or its ``<code>`` child names one in its class: ``language-python``, ``lang-js``,
   ``brush: cpp``, ``highlight-source-r``, ``sourceCode python``), the code's text, ```` ``` ````;
+- a paragraph that is one ``<code>`` element and nothing else (``<p><code>PrimeQ[83^27 + 1]</code></p>``:
+  the page sets the code apart as a block) becomes a fenced block as well;
 - every other ``<code>`` (one line) is written `` `code` ``, as Markdown writes inline code;
 - every data table (no table or ``<pre>`` inside it, 2+ rows with text, at most ``MAX_CELL_CHARS``
   characters a cell: layout tables are left alone, a data table inside one is converted) becomes a
@@ -172,8 +174,22 @@ def markdown_blocks_html(html: str) -> str:
     if low_pre is not None:
         html = _PRE_RE.sub(_pre_sub, html)
     if low_code is not None:
+        if "<p" in html or "<P" in html:
+            html = _CODE_PARA_RE.sub(_code_para_sub, html)
         html = _CODE_RE.sub(_code_sub, html)
     return html
+
+
+# a paragraph that is one <code> element and nothing else: the page sets the code apart as a block
+_CODE_PARA_RE = re.compile(r"<p\b[^>]*>\s*<code\b([^>]*)>((?:(?!</?code\b|</?p\b).)*)</code\s*>\s*</p\s*>",
+                           re.I | re.S)
+
+
+def _code_para_sub(m) -> str:
+    text = _html_text(m.group(2))
+    if not text.strip():
+        return m.group(0)
+    return _pre_html(fenced(text, language(_class(m.group(1)))))
 
 
 def _tables_sub(html: str) -> str:
@@ -316,6 +332,12 @@ def markdown_blocks_lxml(tree, tables: bool = True, inline_code: bool = True) ->
         if code.getparent() is None or any(a.tag in ("pre", "code") for a in code.iterancestors()):
             continue
         text = _lxml_text(code)
+        parent = code.getparent()
+        if parent.tag == "p" and len(parent) == 1 and text.strip() and not (parent.text or "").strip() \
+                and not (code.tail or "").strip():   # a paragraph that is one code element: a block
+            _lxml_replace_with_pre(parent, fenced(text, language(code.get("class") or "")))
+            n += 1
+            continue
         if "\n" not in text.strip("\n"):
             if inline_code and text.strip() and "`" not in text:
                 for child in list(code):
