@@ -41,7 +41,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from . import extractors
-from .extractors.structure import markdown_blocks_lxml
+from .extractors.structure import drop_repeated_quotes_html, markdown_blocks_lxml
 from .lang import detect_lang
 from .mathhtml import (
     MARK_CLOSE,
@@ -233,7 +233,7 @@ def _extract(html: str, url: str, favor: str):
     """The trafilatura extractor: lxml tree, maths rewritten in it, trafilatura on the tree."""
     from trafilatura.utils import load_html
 
-    tree = load_html(html)
+    tree = load_html(drop_repeated_quotes_html(html))
     if tree is None:
         return Skip("extract_empty", "no HTML tree")
     kinds = set(rewrite_math(tree, html))

@@ -466,6 +466,37 @@ def test_paragraph_that_is_one_code_element_is_a_code_block():
     assert "`x`" in r.text and "`f(y)`" in r.text and "```\nx\n```" not in r.text
 
 
+POST = ("I take the fixpoint at zero for simplicity, and the series around it diverges for every "
+        "positive argument that I have tried so far in these computations.")
+
+
+def test_quote_repeating_an_earlier_post_is_dropped_and_a_new_quote_kept():
+    r = run(f'<div class="post"><p>{POST}</p></div><div class="post">'
+            f'<blockquote class="mycode_quote"><cite>(03/18/2015) tommy Wrote:</cite>{POST}</blockquote>'
+            "<p>The reply: the series is asymptotic, because there are two different solutions at play.</p>"
+            '<div class="bbcode_quote"><div class="quote_container">Originally Posted by tommy '
+            f"<div class=\"message\">{POST}</div></div></div><p>Quoting it twice changes nothing here.</p>"
+            "<blockquote>A quotation from a book that this page does not hold anywhere else, long enough to test."
+            "</blockquote></div>")
+    assert r.text.count("I take the fixpoint at zero") == 1
+    assert "tommy Wrote" not in r.text and "Originally Posted by" not in r.text
+    assert "The reply: the series is asymptotic" in r.text and "Quoting it twice" in r.text
+    assert "A quotation from a book" in r.text
+
+
+def test_repeated_quote_rule_on_html_source():
+    from corpus_pipeline.extractors.structure import drop_repeated_quotes_html
+
+    page_html = f"<p>{POST}</p><blockquote><p>{POST}</p></blockquote><p>after</p>"
+    assert drop_repeated_quotes_html(page_html) == f"<p>{POST}</p><p>after</p>"
+    short = "<p>yes indeed</p><blockquote>yes indeed</blockquote>"   # under QUOTE_MIN_CHARS: kept
+    assert drop_repeated_quotes_html(short) == short
+    first = f"<blockquote>{POST}</blockquote><p>{POST}</p>"          # only text BEFORE a quote counts
+    assert drop_repeated_quotes_html(first) == first
+    half = f"<p>{POST}</p><blockquote>{POST}<br>{POST.upper()}<br>{POST[::-1]}</blockquote>"
+    assert drop_repeated_quotes_html(half) == half                   # a third repeated: kept
+
+
 def test_data_table_as_pipe_table_without_script_text_and_layout_table_left_alone():
     r = run("<table><tr><th>n</th><th>n squared</th></tr><tr><td>2</td><td>4</td></tr>"
             "<tr><td>3</td><td>9<script>var ad = 1;</script></td></tr></table>")

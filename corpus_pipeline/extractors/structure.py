@@ -167,7 +167,9 @@ def _pre_html(text: str) -> str:
 
 def markdown_blocks_html(html: str) -> str:
     """Code blocks and data tables of an HTML source rewritten as Markdown ``<pre>`` blocks
-    (for resiliparse, before it parses the page); inline code gets its backticks."""
+    (for resiliparse, before it parses the page); inline code gets its backticks; quotes that
+    repeat the page's earlier text dropped (:func:`drop_repeated_quotes_html`)."""
+    html = drop_repeated_quotes_html(html)
     low_pre, low_table, low_code = _PRE_RE.search(html), _TABLE_TAG_RE.search(html), _CODE_RE.search(html)
     if low_table is not None:
         html = _tables_sub(html)
@@ -190,6 +192,80 @@ def _code_para_sub(m) -> str:
     if not text.strip():
         return m.group(0)
     return _pre_html(fenced(text, language(_class(m.group(1)))))
+
+
+# ---------------------------------------------------------------------------
+# quotes that repeat the page: a forum reply quoting an earlier post
+
+QUOTE_REPEAT_SHARE = 0.7     # of a quote's lines' characters found earlier on the page
+QUOTE_MIN_CHARS = 40         # repeated characters at least (a short "yes" quote is no duplicate)
+QUOTE_LINE_MIN = 12          # lines shorter than this (a date, "Wrote:") are not tested
+_QUOTE_OPEN = re.compile(r"<(blockquote)\b[^>]*>|<(div)\b[^>]*?\bclass\s*=\s*[\"']?[^\"'>]*?(?<![a-z])quote(?![a-z])[^>]*>",
+                         re.I)
+_CITE_RE = re.compile(r"<cite\b.*?</cite\s*>", re.I | re.S)
+_ANY_TAG = re.compile(r"<[^>]*>")
+
+
+def _lines(fragment: str) -> list:
+    """Normalised text lines of an HTML fragment (every tag a line break; script/style dropped)."""
+    if "<" in fragment:
+        fragment = _ANY_TAG.sub("\n", _JUNK_RE.sub("", fragment))
+    if "&" in fragment:
+        fragment = htmllib.unescape(fragment)
+    return [" ".join(ln.split()) for ln in fragment.split("\n") if ln.strip()]
+
+
+def repeats_page(quote_lines: list, prior: str) -> bool:
+    """True when a quote's text is (mostly) text the page already holds: ``QUOTE_REPEAT_SHARE`` of
+    the characters of its lines of ``QUOTE_LINE_MIN``+ characters are in ``prior``, and at least
+    ``QUOTE_MIN_CHARS`` of them."""
+    tested = [ln for ln in quote_lines if len(ln) >= QUOTE_LINE_MIN]
+    total = sum(len(ln) for ln in tested)
+    found = sum(len(ln) for ln in tested if ln in prior)
+    return found >= QUOTE_MIN_CHARS and found >= QUOTE_REPEAT_SHARE * total
+
+
+def _element_end(html: str, tag: str, start: int) -> int:
+    """End of the element whose start tag begins at ``start`` (nested same tags counted; -1: unclosed)."""
+    depth = 0
+    for m in re.finditer(r"<(/?)" + tag + r"\b[^>]*>", html[start:], re.I):
+        depth += -1 if m.group(1) else 1
+        if depth == 0:
+            return start + m.end()
+    return -1
+
+
+def drop_repeated_quotes_html(html: str) -> str:
+    """Quotes (``<blockquote>``, an element whose class names a quote: ``bbcode_quote``,
+    ``mycode_quote``) whose text repeats text found earlier on the page dropped: a forum reply
+    quoting an earlier post of the thread holds that post a second time, a within-page duplicate.
+    The quote's ``<cite>`` (its author line) is not part of the test; quotes of text not on the
+    page (a post from another thread, a book) are kept."""
+    if "uote" not in html and "UOTE" not in html:   # blockquote / *quote* class: nothing to test
+        return html
+    out, last, pos = [], 0, 0
+    prior_lines: list = []
+    while True:
+        m = _QUOTE_OPEN.search(html, pos)
+        if m is None:
+            break
+        tag = m.group(1) or m.group(2)
+        end = _element_end(html, tag, m.start())
+        if end < 0:
+            break
+        prior_lines += _lines(html[pos:m.start()])
+        quote = html[m.start():end]
+        lines = _lines(_CITE_RE.sub("", quote))
+        if prior_lines and repeats_page(lines, "\n".join(prior_lines)):
+            out += [html[last:m.start()]]
+            last = end
+        else:
+            prior_lines += lines
+        pos = end
+    if not out:
+        return html
+    out.append(html[last:])
+    return "".join(out)
 
 
 def _tables_sub(html: str) -> str:
