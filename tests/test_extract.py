@@ -495,6 +495,15 @@ def test_repeated_quote_rule_on_html_source():
     assert drop_repeated_quotes_html(first) == first
     half = f"<p>{POST}</p><blockquote>{POST}<br>{POST.upper()}<br>{POST[::-1]}</blockquote>"
     assert drop_repeated_quotes_html(half) == half                   # a third repeated: kept
+    # a post written as a <blockquote> keeps its short reply and loses the quote nested in it
+    post = f'<blockquote class="postcontent"><div class="bbcode_quote">{POST}</div>Thanks!</blockquote>'
+    assert drop_repeated_quotes_html(f"<p>{POST}</p>{post}") == \
+        f'<p>{POST}</p><blockquote class="postcontent">Thanks!</blockquote>'
+    # a quote of a whole earlier post that itself quoted: dropped whole (its own text is a repeat)
+    reply = "Here is the asymptotic series for the Abel function in the parabolic case, as asked."
+    nested = f"<blockquote><blockquote>{POST}</blockquote>{reply}</blockquote>"
+    assert drop_repeated_quotes_html(f"<p>{POST}</p><p>{reply}</p>{nested}<p>end</p>") == \
+        f"<p>{POST}</p><p>{reply}</p><p>end</p>"
 
 
 def test_data_table_as_pipe_table_without_script_text_and_layout_table_left_alone():

@@ -235,12 +235,30 @@ def _element_end(html: str, tag: str, start: int) -> int:
     return -1
 
 
+def _without_nested_quotes(quote: str) -> str:
+    """A quote element's own markup: the quote elements inside it cut out."""
+    out, pos = [], 0
+    while True:
+        m = _QUOTE_OPEN.search(quote, pos)
+        if m is None:
+            break
+        end = _element_end(quote, m.group(1) or m.group(2), m.start())
+        if end < 0:
+            break
+        out.append(quote[pos:m.start()])
+        pos = end
+    out.append(quote[pos:])
+    return "".join(out)
+
+
 def drop_repeated_quotes_html(html: str) -> str:
     """Quotes (``<blockquote>``, an element whose class names a quote: ``bbcode_quote``,
     ``mycode_quote``) whose text repeats text found earlier on the page dropped: a forum reply
     quoting an earlier post of the thread holds that post a second time, a within-page duplicate.
-    The quote's ``<cite>`` (its author line) is not part of the test; quotes of text not on the
-    page (a post from another thread, a book) are kept."""
+    A quote is judged on its own text (its ``<cite>`` author line and the quotes nested in it left
+    out); one that is kept is searched for nested quotes in turn (a forum post written as a
+    ``<blockquote>`` keeps its reply and loses the quote inside it).  Quotes of text that is not
+    on the page before them (another thread, a book) are kept."""
     if "uote" not in html and "UOTE" not in html:   # blockquote / *quote* class: nothing to test
         return html
     out, last, pos = [], 0, 0
@@ -249,19 +267,16 @@ def drop_repeated_quotes_html(html: str) -> str:
         m = _QUOTE_OPEN.search(html, pos)
         if m is None:
             break
-        tag = m.group(1) or m.group(2)
-        end = _element_end(html, tag, m.start())
+        end = _element_end(html, m.group(1) or m.group(2), m.start())
         if end < 0:
             break
         prior_lines += _lines(html[pos:m.start()])
-        quote = html[m.start():end]
-        lines = _lines(_CITE_RE.sub("", quote))
-        if prior_lines and repeats_page(lines, "\n".join(prior_lines)):
-            out += [html[last:m.start()]]
-            last = end
+        own = _lines(_CITE_RE.sub("", _without_nested_quotes(html[m.end():end])))
+        if prior_lines and repeats_page(own, "\n".join(prior_lines)):
+            out.append(html[last:m.start()])
+            last = pos = end
         else:
-            prior_lines += lines
-        pos = end
+            pos = m.end()   # kept: its text becomes prior text as the search goes on inside it
     if not out:
         return html
     out.append(html[last:])
