@@ -506,6 +506,21 @@ def test_repeated_quote_rule_on_html_source():
         f"<p>{POST}</p><p>{reply}</p><p>end</p>"
 
 
+def test_highlighter_lines_of_code_tokens_are_one_code_block():
+    # SyntaxHighlighter's layout: one <div> a source line, one <code> a token, spaces as &nbsp;
+    listing = ('<div class="container"><div class="line number1"><code class="java keyword">public</code>&nbsp;'
+               '<code class="java plain">void f() {</code></div>'
+               '<div class="line number2"><code class="java spaces">&nbsp;&nbsp;</code>'
+               '<span><code class="java plain">return;</code></span></div>'
+               '<div class="line number3"><code class="java plain">}</code></div></div>')
+    r = run(f"<p>The method we need, as written in the project's sources:</p>{listing}"
+            "<div><code>x</code> is the value and <code>y</code> the other one</div>"
+            "<div><code>z</code> and then some words of prose after it</div>")
+    assert "```\npublic void f() {\n  return;\n}\n```" in r.text
+    assert "`public`" not in r.text
+    assert "`x` is the value" in r.text and "`z` and then" in r.text   # prose lines stay prose
+
+
 def test_data_table_as_pipe_table_without_script_text_and_layout_table_left_alone():
     r = run("<table><tr><th>n</th><th>n squared</th></tr><tr><td>2</td><td>4</td></tr>"
             "<tr><td>3</td><td>9<script>var ad = 1;</script></td></tr></table>")

@@ -176,10 +176,50 @@ def markdown_blocks_html(html: str) -> str:
     if low_pre is not None:
         html = _PRE_RE.sub(_pre_sub, html)
     if low_code is not None:
+        if "<div" in html or "<DIV" in html:
+            html = _DIV_LINES_RE.sub(_code_lines_sub, html)
         if "<p" in html or "<P" in html:
             html = _CODE_PARA_RE.sub(_code_para_sub, html)
         html = _CODE_RE.sub(_code_sub, html)
     return html
+
+
+# two or more <div> lines in a row whose text is all inside <code> elements (spaces and wrapping
+# tags aside): a highlighter's code listing (SyntaxHighlighter and its kind write one <div> a source
+# line, one <code> a token), one code block, not a string of inline code spans
+_DIV_LINE = r"<div\b[^>]*>(?:(?!</?div\b|</?pre\b).)*?</div\s*>"
+_DIV_LINES_RE = re.compile(r"(?:" + _DIV_LINE + r"[ \t\r\n]*){2,}", re.I | re.S)
+_DIV_LINE_RE = re.compile(r"<div\b[^>]*>(.*?)</div\s*>", re.I | re.S)
+_CODE_ELEMENT_RE = re.compile(r"<code\b[^>]*>.*?</code\s*>", re.I | re.S)
+_SPACES = re.compile(r"(?:\s|&nbsp;|&#160;|&#xa0;)+", re.I)
+
+
+def _code_only(inner: str) -> bool:
+    if "<code" not in inner and "<CODE" not in inner:
+        return False
+    rest = _TAG_RE.sub("", _CODE_ELEMENT_RE.sub("", inner))
+    return not rest or _SPACES.fullmatch(rest) is not None
+
+
+def _code_lines_sub(m) -> str:
+    """A run of <div> lines: the longest stretches of 2+ code-only lines fenced, the rest kept."""
+    run = m.group(0)
+    lines = list(_DIV_LINE_RE.finditer(run))
+    out, last, i = [], 0, 0
+    while i < len(lines):
+        j = i
+        while j < len(lines) and _code_only(lines[j].group(1)):
+            j += 1
+        if j - i >= 2:
+            code = [_html_text(ln.group(1)).replace("\xa0", " ").rstrip() for ln in lines[i:j]]
+            if any(c.strip() for c in code):
+                out += [run[last:lines[i].start()], _pre_html(fenced("\n".join(code)))]
+                last = lines[j - 1].end()
+        i = max(j, i + 1)
+    if not out:
+        return run
+    out.append(run[last:])
+    return "".join(out)
 
 
 # a paragraph that is one <code> element and nothing else: the page sets the code apart as a block
@@ -419,6 +459,7 @@ def markdown_blocks_lxml(tree, tables: bool = True, inline_code: bool = True) ->
             pre.remove(child)
         pre.text = "\n" + fenced(text, lang) + "\n"
         n += 1
+    n += _lxml_code_lines(tree)
     for code in list(tree.iter("code")):
         if code.getparent() is None or any(a.tag in ("pre", "code") for a in code.iterancestors()):
             continue
@@ -437,4 +478,56 @@ def markdown_blocks_lxml(tree, tables: bool = True, inline_code: bool = True) ->
             continue
         _lxml_replace_with_pre(code, fenced(text, language(code.get("class") or "")))
         n += 1
+    return n
+
+
+_BLANK = " \t\r\n\xa0"
+
+
+def _lxml_code_only(div) -> bool:
+    """True when all the text of ``div`` is inside <code> elements (spaces aside) and it has one."""
+    found = []
+
+    def ok(el) -> bool:
+        if (el.text or "").strip(_BLANK):
+            return False
+        for c in el:
+            if c.tag == "code":
+                found.append(c)
+            elif not isinstance(c.tag, str) or c.tag in _NO_TEXT:
+                pass
+            elif c.tag == "div" or not ok(c):
+                return False
+            if (c.tail or "").strip(_BLANK):
+                return False
+        return True
+
+    return ok(div) and bool(found)
+
+
+def _lxml_code_lines(tree) -> int:
+    """Runs of 2+ sibling <div> lines whose text is all in <code> elements (a highlighter's listing,
+    as :data:`_DIV_LINES_RE` on the source) become one fenced block."""
+    parents = []
+    for code in tree.iter("code"):
+        div = next((a for a in code.iterancestors() if a.tag in ("div", "pre")), None)
+        if div is not None and div.tag == "div" and div.getparent() is not None and div.getparent() not in parents:
+            parents.append(div.getparent())
+    n = 0
+    for parent in parents:
+        kids = list(parent)
+        i = 0
+        while i < len(kids):
+            j = i
+            while j < len(kids) and kids[j].tag == "div" and _lxml_code_only(kids[j]) and \
+                    (j == i or not (kids[j - 1].tail or "").strip(_BLANK)):
+                j += 1
+            if j - i >= 2:
+                code = "\n".join(_lxml_text(k).replace("\xa0", " ").rstrip() for k in kids[i:j])
+                kids[i].tail = kids[j - 1].tail   # the text after the listing stays
+                for k in kids[i + 1:j]:
+                    parent.remove(k)
+                _lxml_replace_with_pre(kids[i], fenced(code))
+                n += 1
+            i = max(j, i + 1)
     return n
