@@ -202,7 +202,8 @@ def _title(tree) -> str:
 def finish_text(text, title: str, kinds: set, engines=lambda: set()):
     """The shared tail of every extractor: TeX delimiters already in the text
     (``tex_delimiters`` plus the engines the page loads, ``engines()`` is only
-    called when needed), forum BBCode maths, inserted-maths marks removed.
+    called when needed), forum BBCode maths and ``\\[..\\]`` as ``$$..$$`` on pages loading an
+    engine, inserted-maths marks removed.
     An :class:`Extracted` (``lang`` still empty) or ``Skip("extract_empty")``."""
 
     if not text or not text.strip():

@@ -23,7 +23,11 @@ maths element by a ``<span>`` holding its TeX between ``$...$`` (inline) or
   (rendered client-side), reported with the engine the page loads.
 
 TeX already in the text between MathJax/KaTeX delimiters is left alone (it
-survives extraction as text); ``detect_text_delimiters`` finds it.
+survives extraction as text); ``detect_text_delimiters`` finds it.  Display
+environments written bare in the text (``\\begin{align}..``) are put between
+``$$`` when they sit in a paragraph-level element and the page loads MathJax or
+KaTeX (``_environment_texts``); after extraction ``brackets_to_dollars`` writes
+``\\[..\\]`` as ``$$..$$`` on such pages.
 
 Each inserted formula is wrapped in the private-use marks ``MARK_OPEN`` /
 ``MARK_CLOSE`` so the caller can tell inserted maths from maths that was in
