@@ -314,19 +314,25 @@ class _Quotes:
                     return m
         return None
 
+    def span(self, pos: int):
+        """(start, end of the start tag, end) of the next whole quote element, or None (none left, or
+        one left unclosed)."""
+        m = self.next(pos)
+        if m is None:
+            return None
+        end = _element_end(self.html, m.group(1) or m.group(2), m.start())
+        return None if end < 0 else (m.start(), m.end(), end)
+
 
 def _without_nested_quotes(quote: str) -> str:
     """A quote element's own markup: the quote elements inside it cut out."""
     out, pos, quotes = [], 0, _Quotes(quote)
     while True:
-        m = quotes.next(pos)
-        if m is None:
+        sp = quotes.span(pos)
+        if sp is None:
             break
-        end = _element_end(quote, m.group(1) or m.group(2), m.start())
-        if end < 0:
-            break
-        out.append(quote[pos:m.start()])
-        pos = end
+        out.append(quote[pos:sp[0]])
+        pos = sp[2]
     out.append(quote[pos:])
     return "".join(out)
 
@@ -346,19 +352,17 @@ def drop_repeated_quotes_html(html: str) -> str:
     prior_lines: list = []
     quotes = _Quotes(html)
     while True:
-        m = quotes.next(pos)
-        if m is None:
+        sp = quotes.span(pos)
+        if sp is None:
             break
-        end = _element_end(html, m.group(1) or m.group(2), m.start())
-        if end < 0:
-            break
-        prior_lines += _lines(html[pos:m.start()])
-        own = _lines(_CITE_RE.sub("", _without_nested_quotes(html[m.end():end])))
+        start, tag_end, end = sp
+        prior_lines += _lines(html[pos:start])
+        own = _lines(_CITE_RE.sub("", _without_nested_quotes(html[tag_end:end])))
         if prior_lines and repeats_page(own, "\n".join(prior_lines)):
-            out.append(html[last:m.start()])
+            out.append(html[last:start])
             last = pos = end
         else:
-            pos = m.end()   # kept: its text becomes prior text as the search goes on inside it
+            pos = tag_end   # kept: its text becomes prior text as the search goes on inside it
     if not out:
         return html
     out.append(html[last:])
