@@ -499,6 +499,11 @@ def test_repeated_quote_rule_on_html_source():
     post = f'<blockquote class="postcontent"><div class="bbcode_quote">{POST}</div>Thanks!</blockquote>'
     assert drop_repeated_quotes_html(f"<p>{POST}</p>{post}") == \
         f'<p>{POST}</p><blockquote class="postcontent">Thanks!</blockquote>'
+    # at most QUOTE_MAX_TESTS quotes are tested a page (each searches the text before it): the rest stay
+    from corpus_pipeline.extractors import structure
+
+    many = f"<p>{POST}</p>" + f"<blockquote>{POST}</blockquote>" * (structure.QUOTE_MAX_TESTS + 5)
+    assert drop_repeated_quotes_html(many).count("<blockquote>") == 5
     # a quote of a whole earlier post that itself quoted: dropped whole (its own text is a repeat)
     reply = "Here is the asymptotic series for the Abel function in the parabolic case, as asked."
     nested = f"<blockquote><blockquote>{POST}</blockquote>{reply}</blockquote>"

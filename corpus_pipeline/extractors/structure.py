@@ -249,6 +249,7 @@ def _code_para_sub(m) -> str:
 QUOTE_REPEAT_SHARE = 0.7     # of a quote's lines' characters found earlier on the page
 QUOTE_MIN_CHARS = 40         # repeated characters at least (a short "yes" quote is no duplicate)
 QUOTE_LINE_MIN = 12          # lines shorter than this (a date, "Wrote:") are not tested
+QUOTE_MAX_TESTS = 300        # quotes tested a page (each test searches the text before it): the rest kept
 _QUOTE_OPEN = re.compile(r"<(blockquote)\b[^>]*>|<(div)\b[^>]*?\bclass\s*=\s*[\"']?[^\"'>]*?(?<![a-z])quote(?![a-z])[^>]*>",
                          re.I)
 _CITE_RE = re.compile(r"<cite\b.*?</cite\s*>", re.I | re.S)
@@ -349,16 +350,16 @@ def drop_repeated_quotes_html(html: str) -> str:
         return html
     body = html.find("<body")
     out, last, pos = [], 0, max(body, 0)   # the <head> holds no page text
-    prior_lines: list = []
+    prior = ""
     quotes = _Quotes(html)
-    while True:
+    for _ in range(QUOTE_MAX_TESTS):
         sp = quotes.span(pos)
         if sp is None:
             break
         start, tag_end, end = sp
-        prior_lines += _lines(html[pos:start])
+        prior += "\n" + "\n".join(_lines(html[pos:start]))
         own = _lines(_CITE_RE.sub("", _without_nested_quotes(html[tag_end:end])))
-        if prior_lines and repeats_page(own, "\n".join(prior_lines)):
+        if repeats_page(own, prior):
             out.append(html[last:start])
             last = pos = end
         else:
