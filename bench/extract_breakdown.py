@@ -45,8 +45,11 @@ def _wrap(name: str, fn):
     return w
 
 
+_pages = [0]
+
+
 def _wrap_gen(name: str, gen_fn):
-    """A generator function whose every step (``next``) is timed."""
+    """A generator function whose every step (``next``) is timed (and its items counted)."""
     def w(*a, **k):
         it = iter(gen_fn(*a, **k))
         while True:
@@ -54,6 +57,7 @@ def _wrap_gen(name: str, gen_fn):
                 item = _timed_call(name, next, it)
             except StopIteration:
                 return
+            _pages[0] += 1
             yield item
     return w
 
@@ -62,7 +66,10 @@ def _wrap_gen(name: str, gen_fn):
 COMPONENTS = [
     ("read + decompress (WARC records, HTTP headers)", "corpus_pipeline.sources", "iter_pages", True),
     ("decode (charset, str)", "corpus_pipeline.warc", "decode_html", False),
-    ("math hint (byte scan)", "corpus_pipeline.extractors.resiliparse", "math_hint", False),
+    ("maths hints (byte scans: rewrite_hint, math_hint)", "corpus_pipeline.extractors.resiliparse", "math_hint",
+     False),
+    ("maths hints (byte scans: rewrite_hint, math_hint)", "corpus_pipeline.extractors.resiliparse",
+     "rewrite_hint", False),
     ("lxml parse (hinted pages)", "trafilatura.utils", "load_html", False),
     ("maths rewrite (hinted pages)", "corpus_pipeline.extractors.resiliparse", "rewrite_math", False),
     ("lxml serialise (rewritten pages)", "lxml.html", "tostring", False),
@@ -102,6 +109,8 @@ def install() -> None:
         if mod is None:
             continue
         m = importlib.import_module(mod)
+        if not hasattr(m, attr.split(".")[0]):
+            continue                              # an older version of the path (bench on a base commit)
         if "." in attr:
             cls_name, meth = attr.split(".")
             cls = getattr(m, cls_name)
@@ -133,6 +142,7 @@ def main() -> None:
     one_pass()                                   # imports, extractor warm-up: not counted
     _excl.clear()
     _calls.clear()
+    _pages[0] = 0
     total = 0.0
     for _ in range(repeats):
         c0 = _clock()
@@ -140,16 +150,18 @@ def main() -> None:
         kept, counts = one_pass()
         _stack.pop()
         total += _clock() - c0
-    pages = _calls["math hint (byte scan)"]      # once per HTML page the bulk extractor sees
-    n = pages / repeats
+    n = _pages[0] / repeats                       # HTML pages read a pass
     per = 1000.0 / (n * repeats)
+    import corpus_pipeline
+
+    print(f"code: {os.path.dirname(os.path.dirname(corpus_pipeline.__file__))}")
     print(f"process_source, defaults (extractor {cfg.ingest.extractor}, reader {cfg.ingest.warc_reader}): "
           f"{len(files)} files, {n:.0f} HTML pages extracted a pass ({kept} kept), {repeats} passes; "
           f"CPU ms per page")
     print("| component | ms/page | share | calls/pass |")
     print("|---|---:|---:|---:|")
     known = 0.0
-    for label, *_ in COMPONENTS:
+    for label in dict.fromkeys(c[0] for c in COMPONENTS):
         t = _excl.get(label, 0.0)
         known += t
         print(f"| {label} | {t * per:.2f} | {t / total:.1%} | {_calls.get(label, 0) / repeats:.0f} |")

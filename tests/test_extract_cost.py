@@ -122,3 +122,26 @@ def test_lazy_lxml_tree_gives_the_eager_output(shared_data, monkeypatch):
     differ = [n for (n, _), a, b in zip(pages, lazy, eager) if a != b]
     assert not differ, differ
     assert any("mathjax" in (r.get("math_kinds") or []) for r in lazy[-2:]), lazy[-2:]
+
+
+def test_text_normalisation_shortcuts_are_exact():
+    # normalize_text and clean_for_lang skip normalizing text that already is, and collapse
+    # whitespace with str.split(): the same strings as unicodedata.normalize and the \s+ regex
+    import unicodedata
+
+    from corpus_pipeline.dedup.exact import _WS, _ZERO_WIDTH, normalize_text
+    from corpus_pipeline.lang import _MATH, _NOISE, clean_for_lang
+
+    def reference(text):
+        t = unicodedata.normalize("NFKC", text or "")
+        return _WS.sub(" ", _ZERO_WIDTH.sub("", t).casefold()).strip()
+
+    assert all(ch.isspace() == bool(_WS.fullmatch(ch)) for ch in map(chr, range(0x110000)))
+    rng = random.Random(7)
+    alphabet = ("a", "B", " ", "\t", "\n", "\u00a0", "\u2003", "\u3000", "\x1c", "\x85", "\u200b", "\ufeff",
+                "e\u0301", "\u00e9", "\ufb01", "\u2460", "\uff21", "\u212b", "A\u030a", "\u1e9e", "ß", "x²", "$")
+    for _ in range(20000):
+        s = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        assert normalize_text(s) == reference(s), repr(s)
+        ref_lang = " ".join(_NOISE.sub(" ", _MATH.sub(" ", unicodedata.normalize("NFC", s))).split())[:3000]
+        assert clean_for_lang(s) == ref_lang, repr(s)
