@@ -99,11 +99,12 @@ def _class_token(raw: bytes, token: bytes) -> bool:
 
 def rewrite_hint(html: str) -> bool:
     """True when :func:`corpus_pipeline.mathhtml.rewrite_math` may find an element to rewrite in the
-    page (never misses one); a page it passes over is left exactly as rewrite_math would leave it."""
+    page (never misses one); a page it passes over is left exactly as rewrite_math would leave it.
+    Every page it flags :func:`math_hint` flags too."""
     raw = html.encode("utf-8", "surrogatepass")
-    if b'class="math' in raw:
-        return True
     low = raw.lower()
+    if b'class="math' in raw and _CLASS_MATH.search(low):    # a class token "math" (as math_hint has it)
+        return True
     i = low.find(b"math")
     while i >= 0:
         if i and low[i - 1] in b"<:":                                   # <math, <m:math
@@ -149,7 +150,7 @@ class ResiliparseExtractor:
         # Parsed at once when rewrite_hint says rewrite_math may find something; a page only
         # math_hint flags is parsed when the tree is needed (its rewrite would change nothing).
         state = {"tree": None, "known": False}
-        if rewrite_hint(html) and math_hint(html):
+        if rewrite_hint(html):                    # (math_hint holds on every page rewrite_hint flags)
             from lxml.html import tostring
             from trafilatura.utils import load_html
 
@@ -190,6 +191,12 @@ class ResiliparseExtractor:
         title = " ".join(_CONTROL.sub("", tree.title or "").split())
 
         def engines():
+            if not state["known"]:
+                # engine_loaded looks for "mathjax"/"katex" in script and link attributes: without
+                # either in the source it finds nothing in any tree (and math_hint flags both)
+                low = source.encode("utf-8", "surrogatepass").lower()
+                if b"mathjax" not in low and b"katex" not in low:
+                    return set()
             lxml_tree = hinted_tree()
             if lxml_tree is None:
                 return set()
