@@ -149,6 +149,7 @@ def per_page_rates() -> int:
                             .agg(F.sum("c_count")).collect()[0][0] or 0) / 1000.0
                 rows.append((f"Spark local[1], extraction step, defaults, {run} (tasks + JVM CPU)",
                              task_cpu + jvm_cpu, None))
+                rows.append(("  the same, Python tasks' CPU only", task_cpu, None))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
             spark.stop()
