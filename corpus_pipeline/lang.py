@@ -52,7 +52,9 @@ def cjk_script(sample: str) -> str | None:
 
 
 def clean_for_lang(text: str) -> str:
-    t = unicodedata.normalize("NFC", (text or "")[:6 * MAX_CHARS])
+    t = (text or "")[:6 * MAX_CHARS]
+    if not unicodedata.is_normalized("NFC", t):
+        t = unicodedata.normalize("NFC", t)
     t = _NOISE.sub(" ", _MATH.sub(" ", t))
     return " ".join(t.split())[:MAX_CHARS]
 
