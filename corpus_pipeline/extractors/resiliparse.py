@@ -52,9 +52,10 @@ def math_hint(html: str) -> bool:
 # rewrite_hint: what mathhtml._candidates looks for, in the source.  Its class tokens are searched
 # case-sensitively there (so here), and only inside a class attribute's value; <script type="math/...">
 # by its type; <math>, <m:math>, <mjx-container>, ASCIIMath engines and formula images as math_hint
-# finds them.  Measured on the 1,484 real pages of the shared data (WARCs and html/): math_hint
-# flags 228, of which 91 have no candidate element at all (MathJax configuration text, a
-# "favicon-math" class, a /math/ URL); rewrite_hint flags 137 and misses none.
+# finds them; a bare ``\begin{`` on a page naming MathJax or KaTeX (mathhtml's display-environment
+# rule).  Measured on the real pages of the shared data (WARCs and html/, 1,537 documents):
+# math_hint flags 257, many without any candidate element (MathJax configuration text, a
+# "favicon-math" class, a /math/ URL); rewrite_hint flags 170 and misses none.
 _ASCII_WS = b" \t\n\r\x0b\x0c"
 _VALUE_END = (b" ", b"\t", b"\n", b"\r", b"\x0b", b"\x0c", b">", b'"', b"'")
 
@@ -103,6 +104,8 @@ def rewrite_hint(html: str) -> bool:
     Every page it flags :func:`math_hint` flags too."""
     raw = html.encode("utf-8", "surrogatepass")
     low = raw.lower()
+    if b"\\begin{" in raw and (b"mathjax" in low or b"katex" in low):
+        return True     # a bare display environment on a page that may load an engine (_environment_texts)
     if b'class="math' in raw and _CLASS_MATH.search(low):    # a class token "math" (as math_hint has it)
         return True
     i = low.find(b"math")
