@@ -22,7 +22,7 @@ import heapq
 import re
 from typing import Iterable, Iterator, Optional
 
-from . import decontam as D
+from . import decontam
 from . import fs as fsmod
 from . import schemas
 from .runfolder import committed_data
@@ -325,6 +325,6 @@ def benchmark_items(run) -> dict:
     if not bench or not fsmod.is_local(bench) or not fsmod.get_fs(bench).exists(bench):
         return {}
     try:
-        return {(it.benchmark, it.item_id): it.question for it in D.load_benchmarks(fsmod.local_path(bench)).items}
+        return {(it.benchmark, it.item_id): it.question for it in decontam.load_benchmarks(fsmod.local_path(bench)).items}
     except Exception:  # noqa: BLE001 - the item text is a convenience; the ids are shown anyway
         return {}

@@ -221,3 +221,26 @@ h = SparkFiles.get("m")
             "import SparkFiles", "SparkFiles"} <= found
     assert [w for line, w in classic_uses(src) if line == 9] == []     # the join hint (line 9) is fine
     assert classic_uses("df.hint('broadcast'); spark.range(3).mapInArrow(f, 'id BIGINT')") == []
+
+
+DEVELOPMENT = {"devtools", "bench", "tests", "reference", "conftest"}
+
+
+def test_the_package_ships_no_development_material():
+    """The development crawl, the extraction-quality reference pages and the tests' reference copies of
+    the Spark logic live outside ``corpus_pipeline`` (``devtools/``, ``tests/reference.py``): the wheel
+    (``[tool.setuptools.packages.find]``) holds the product package only, and no product module imports
+    them."""
+    import tomllib
+
+    from setuptools import find_packages
+
+    root = PKG.parent
+    include = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]["include"]
+    shipped = find_packages(str(root), include=include)
+    assert shipped and all(p == "corpus_pipeline" or p.startswith("corpus_pipeline.") for p in shipped)
+    assert (root / "devtools" / "devcrawl.py").is_file() and not (PKG / "devcrawl.py").exists()
+    known = _modules()
+    offenders = sorted(f"{p.relative_to(PKG)}: {sorted(DEVELOPMENT & _imports(m, p, known)[1])}"
+                       for m, p in known.items() if DEVELOPMENT & _imports(m, p, known)[1])
+    assert offenders == []

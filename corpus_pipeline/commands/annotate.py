@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 
-from .. import annotate as ann
+from .. import annotate
 from .. import annotate_web as web
 from .. import arrowrun
 from .. import fs as fsmod
@@ -60,7 +60,7 @@ def latest_annotations(run, iteration=None):
     its = [iteration] if iteration is not None else sorted(run.iterations(), reverse=True)
     for i in its:
         adir = stage_path(run, "annotations", i)
-        if run.fs.exists(fsmod.join(adir, ann.MARKED)):
+        if run.fs.exists(fsmod.join(adir, annotate.MARKED)):
             return i, adir
     return None
 
@@ -73,7 +73,7 @@ def already_applied(run_uri: str, i: int, adir: str, run_folder) -> str:
         return (f"annotate: {run_uri} ran with --annotate auto: the proposer marked iteration {i}'s paths and they "
                 f"were applied; nothing waits for a person. A person's step needs `corpus-pipeline run ... "
                 f"--annotate manual` (into a new --run folder: this run's marks are committed). To review what the "
-                f"proposer marked: `corpus-pipeline annotate {run_uri}` (or {fsmod.join(adir, ann.MARKED)}), and the "
+                f"proposer marked: `corpus-pipeline annotate {run_uri}` (or {fsmod.join(adir, annotate.MARKED)}), and the "
                 f"report's marks ({run_uri}/report/index.html)")
     return (f"annotate: the marks of iteration {i} were already applied ({adir}); nothing waits for a person. "
             f"`corpus-pipeline annotate {run_uri}` shows them; the next worksheet comes when the same "
@@ -97,13 +97,13 @@ def run(args, cfg) -> int:
               file=sys.stderr)
         return 1
     i, adir = found
-    index = ann.read_index(adir, spark) or {}
+    index = annotate.read_index(adir, spark) or {}
     rows = index.get("rows", [])
     known = {tuple(k) for k in index["known"]} if "known" in index else None
-    marked = fsmod.join(adir, ann.MARKED)
+    marked = fsmod.join(adir, annotate.MARKED)
     committed = run_folder.is_committed(adir)
     print(f"iteration {i}: path worksheet {'(already applied)' if committed else '(waiting for marks)'}")
-    print(f"  read:  {fsmod.join(adir, ann.WORKSHEET)}")
+    print(f"  read:  {fsmod.join(adir, annotate.WORKSHEET)}")
     print(f"  mark:  {marked}")
     print("         one <host><prefix> per line, e.g. mathoverflow.net/questions/ ; uncomment candidates")
     hosts: dict[str, list] = {}
@@ -111,7 +111,7 @@ def run(args, cfg) -> int:
         hosts.setdefault(r["host"], []).append(r)
     print(f"flagged hosts: {len(hosts)}, candidate prefixes: {len(rows)}")
     try:
-        marks = ann.read_marks(marked, known, spark)
+        marks = annotate.read_marks(marked, known, spark)
     except InputFileError as e:
         print(f"marked file is invalid, nothing would be applied: {e}", file=sys.stderr)
         return 2
@@ -122,7 +122,7 @@ def run(args, cfg) -> int:
     print(f"marked now: {len(marks)}" + (f" ({detail})" if detail else ""))
     for m in marks:
         print(f"  {m.path}  [{m.decided_by}{'' if m.decided_by != 'carried' else ': ' + m.first_decider}]")
-    proposed = ann.propose(rows, cfg.annotate)
+    proposed = annotate.propose(rows, cfg.annotate)
     if proposed:
         print(f"the proposer (annotate.propose_min_fraction={cfg.annotate.propose_min_fraction}, "
               f"min_pages={cfg.annotate.propose_min_pages}, min_collected={cfg.annotate.propose_min_collected}) "
@@ -166,12 +166,12 @@ def serve(args, cfg) -> int:
     if run_folder.is_committed(adir):
         print(already_applied(args.run, i, adir, run_folder), file=sys.stderr)
         return 1
-    index = ann.read_index(adir, spark) or {}
+    index = annotate.read_index(adir, spark) or {}
     rows = index.get("rows", [])
     known = {tuple(k) for k in index["known"]} if "known" in index else None
     try:
-        marks = ann.read_marks(fsmod.join(adir, ann.MARKED), known, spark)
-        rejected = ann.read_rejections(adir, known, spark)
+        marks = annotate.read_marks(fsmod.join(adir, annotate.MARKED), known, spark)
+        rejected = annotate.read_rejections(adir, known, spark)
     except InputFileError as e:
         print(f"annotate: fix the file first, nothing is served: {e}", file=sys.stderr)
         return 2
@@ -179,7 +179,7 @@ def serve(args, cfg) -> int:
     if spark is None and not use_arrow:
         spark = get_spark(cfg.spark, quiet=True, run=args.run)
         run_folder = RunFolder(args.run, spark)
-    proposed = ann.propose(rows, cfg.annotate)
+    proposed = annotate.propose(rows, cfg.annotate)
     max_listed = cfg.annotate.worksheet_max_prefixes
     listed = set()
     per_host: dict = {}

@@ -49,13 +49,13 @@ def lookups(run_uri: str, spark=None):
     called as ``f(rf, ...)`` (the same rows, the same order: tests/test_arrowrun.py)."""
     if spark is None:
         return arrowrun
-    from ..spark import inspect as I
+    from ..spark import inspect as spark_inspect
 
     class Spark:
-        collected_samples = partial(I.collected_samples, spark)
-        pages_of = partial(I.pages_of, spark)
-        near_duplicates = partial(I.near_duplicates, spark)
-        contamination = partial(I.contamination, spark)
+        collected_samples = partial(spark_inspect.collected_samples, spark)
+        pages_of = partial(spark_inspect.pages_of, spark)
+        near_duplicates = partial(spark_inspect.near_duplicates, spark)
+        contamination = partial(spark_inspect.contamination, spark)
     return Spark
 
 

@@ -20,7 +20,7 @@ from typing import Optional
 from .. import arrowrun
 from .. import fs as fsmod
 from .. import judge_web as web
-from .. import judging as jg
+from .. import judging
 from ..annotate_web import serve_until_interrupted
 from ..errors import InputFileError, UsageError
 from ..jsonl import iter_jsonl
@@ -77,7 +77,7 @@ def ensure_sample(spark, run, i: int, random_seed: int, margin: float, uncollect
 
     from ..spark import judge_sample as js
 
-    path = run.iteration(i, jg.SAMPLE_STAGE)
+    path = run.iteration(i, judging.SAMPLE_STAGE)
     config = {"seed": random_seed, "margin": margin, "uncollected": uncollected}
     # judged pages the iteration's seed trained on (judge.add_to_seed) are left out of the frame
     exclude = js.judged_seed_pages(spark, run, i)
@@ -93,12 +93,12 @@ def ensure_sample(spark, run, i: int, random_seed: int, margin: float, uncollect
         df = js.frame(spark, run, i, key, exclude if n_excluded else None).cache()
         try:
             counts = js.strata_counts(df)
-            sizes = jg.allocate(counts, margin, uncollected)
+            sizes = judging.allocate(counts, margin, uncollected)
             rows = js.draw_sample(df, random_seed, sizes, counts)
         finally:
             df.unpersist()
         run.fs.mkdirs(attempt)
-        run.fs.write_text(fsmod.join(attempt, jg.SAMPLE_FILE),
+        run.fs.write_text(fsmod.join(attempt, judging.SAMPLE_FILE),
                           "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in rows))
         strata = {h: dict(c, k=sizes.get(h, 0)) for h, c in counts.items()}
         out = {"seed": random_seed, "margin": margin, "strata": strata, "pages": len(rows)}
@@ -113,7 +113,7 @@ def ensure_sample(spark, run, i: int, random_seed: int, margin: float, uncollect
 def sample_drawn(run, i: int, random_seed: int, margin: float, uncollected) -> bool:
     """The iteration's sample is committed with these settings (and the same judged seed pages left
     out): read from its marker and the seed table with pyarrow, no JVM."""
-    m = run.marker(run.iteration(i, jg.SAMPLE_STAGE))
+    m = run.marker(run.iteration(i, judging.SAMPLE_STAGE))
     if m is None:
         return False
     config = {"seed": random_seed, "margin": margin, "uncollected": uncollected}
@@ -152,16 +152,16 @@ def run(args, cfg) -> int:
         print(f"judge: {args.run} has no committed collection in {which}; nothing to sample", file=sys.stderr)
         return 1
     random_seed = cfg.loop.random_seed if args.seed is None else args.seed
-    judgements = jg.read_judgements(run_folder)
+    judgements = judging.read_judgements(run_folder)
     if args.import_file:
         new = []
         for n, obj in iter_jsonl(args.import_file):
             try:
-                new.append(jg.check_judgement(obj, "judgement", jg.run_positive(run_folder)))
+                new.append(judging.check_judgement(obj, "judgement", judging.run_positive(run_folder)))
             except ValueError as e:
                 raise InputFileError(args.import_file, str(e), n) from None
-        merged = jg.merge(judgements, new)
-        jg.write_judgements(run_folder, merged)
+        merged = judging.merge(judgements, new)
+        judging.write_judgements(run_folder, merged)
         print(f"judge: imported {len(merged) - len(judgements)} new judgements from {args.import_file} "
               f"({len(new) - (len(merged) - len(judgements))} already there)")
         judgements = merged
@@ -177,8 +177,8 @@ def run(args, cfg) -> int:
         ensure_sample(spark, run_folder, i, random_seed, args.margin, args.uncollected)
     if args.serve:
         serve(args, run_folder, i, spark)
-        judgements = jg.read_judgements(run_folder)
-    est = jg.iteration_estimates(run_folder, i, jg.page_verdicts(judgements))
+        judgements = judging.read_judgements(run_folder)
+    est = judging.iteration_estimates(run_folder, i, judging.page_verdicts(judgements))
     _print_state(i, est)
     # without Spark the report's numbers and estimates are rebuilt from the markers and judgements, and
     # its details (sample pages, near duplicates, ...: from tables judging never changes) kept as they were

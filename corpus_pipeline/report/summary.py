@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-from .. import annotate as ann
+from .. import annotate
 from .. import fs as fsmod
-from .. import judging as jg
+from .. import judging
 from ..pipeline.recipe import stage_path
 from ..runfolder import RunFolder
 from .card import write_card
@@ -27,8 +27,8 @@ def _marks(run: RunFolder, i: int) -> tuple[list, list]:
     if not run.is_committed(adir):
         return [], []
     try:
-        marks = ann.read_marks(fsmod.join(adir, ann.MARKED), None, getattr(run, "_spark", None))
-        rejected = ann.read_rejections(adir, None, getattr(run, "_spark", None))
+        marks = annotate.read_marks(fsmod.join(adir, annotate.MARKED), None, getattr(run, "_spark", None))
+        rejected = annotate.read_rejections(adir, None, getattr(run, "_spark", None))
     except Exception:  # noqa: BLE001 - a report never fails on a file a person edited; counts stay
         return [], []
     return ([{"path": m.path, "decided_by": m.decided_by, "first_decided_by": m.first_decider, "since": m.since}
@@ -39,17 +39,17 @@ def _judging(run: RunFolder) -> tuple[dict, dict]:
     """(page verdicts, the run's judging summary) from RUN/judgements (empty when nobody judged)."""
 
     try:
-        js = jg.read_judgements(run)
+        js = judging.read_judgements(run)
     except Exception as e:  # noqa: BLE001 - a report never fails on a file people add to
         return {}, {"judgements": 0, "error": str(e)}
-    return jg.page_verdicts(js), {"judgements": len(js), "pages": len({j["page_id"] for j in js}),
-                                  "judges": sorted({j["judge"] for j in js}), "agreement": jg.cohen_kappa(js),
-                                  "file": jg.judgements_path(run) if js else None}
+    return judging.page_verdicts(js), {"judgements": len(js), "pages": len({j["page_id"] for j in js}),
+                                  "judges": sorted({j["judge"] for j in js}), "agreement": judging.cohen_kappa(js),
+                                  "file": judging.judgements_path(run) if js else None}
 
 
 def build_summary(run: RunFolder) -> dict:
     iterations = []
-    verdicts, judging = _judging(run)
+    verdicts, judging_summary = _judging(run)
     nums = [i for i in run.iterations() if run.is_committed(stage_path(run, "collected", i))]
     for i in nums:
         col = run.counts(stage_path(run, "collected", i))
@@ -62,7 +62,7 @@ def build_summary(run: RunFolder) -> dict:
         scores = run.counts(stage_path(run, "scores", i))
         chosen = (run.marker(stage_path(run, "collected", i)) or {}).get("settings") or {}
         marks, rejected = _marks(run, i)
-        est = jg.iteration_estimates(run, i, verdicts)
+        est = judging.iteration_estimates(run, i, verdicts)
         iterations.append({
             "iteration": i,
             "collected_pages": col.get("collected_pages", 0),
@@ -81,8 +81,8 @@ def build_summary(run: RunFolder) -> dict:
             # extensions
             "domains": dom.get("domains"),
             "top_flagged_domains": dom.get("top_flagged", []),
-            "marked_prefixes": ann.get("marked", []),
-            "marks_decided_by": ann.get("decided_by", {}),
+            "marked_prefixes": annotate.get("marked", []),
+            "marks_decided_by": annotate.get("decided_by", {}),
             "marks": marks,
             "rejected_prefixes": rejected,
             "score_histogram": scores.get("histogram", []),
@@ -102,11 +102,11 @@ def build_summary(run: RunFolder) -> dict:
         iterations[0]["drift_warning"] = False
     added = [it["seed_added_judged"] for it in iterations if "seed_added_judged" in it]
     if added:                              # judge.add_to_seed was set when a seed was grown
-        judging["added_to_seed"] = sum(added)
+        judging_summary["added_to_seed"] = sum(added)
     excluded = {it["iteration"]: it["judging"]["excluded_seed_pages"] for it in iterations
                 if (it.get("judging") or {}).get("excluded_seed_pages")}
     if excluded:                           # judged seed pages left out of those iterations' sample frames
-        judging["excluded_seed_pages"] = excluded
+        judging_summary["excluded_seed_pages"] = excluded
     state = run.read_json(run.path("loop.json"), {}) or {}
     fin = run.counts(stage_path(run, "corpus")) if run.is_committed(stage_path(run, "corpus")) else {}
     canaries = run.counts(stage_path(run, "canaries")) if run.is_committed(stage_path(run, "canaries")) else None
@@ -136,7 +136,7 @@ def build_summary(run: RunFolder) -> dict:
         # final.extractor: pages re-extracted, and why the others kept their bulk text
         "reextraction": fin.get("reextraction"),
         # judgements of sampled pages (`corpus-pipeline judge`): how many, by whom, their agreement
-        "judging": judging,
+        "judging": judging_summary,
     }
     return summary
 

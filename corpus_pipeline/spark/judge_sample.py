@@ -7,7 +7,7 @@ sample (a few hundred rows, text cut short) reach the driver, whatever the crawl
 """
 from __future__ import annotations
 
-from .. import judging as jg
+from .. import judging
 from .. import schemas
 from ..pipeline.recipe import read_output, stage_path
 from .io import read_table
@@ -18,11 +18,11 @@ def stratum_col(score, collected, flagged):
     from pyspark.sql import functions as F
 
     s = F.coalesce(score, F.lit(0.0))
-    band = F.lit(jg.band_name(0))
-    for b, lo in enumerate(jg.BANDS):
+    band = F.lit(judging.band_name(0))
+    for b, lo in enumerate(judging.BANDS):
         if b:
-            band = F.when(s >= F.lit(lo), F.lit(jg.band_name(b))).otherwise(band)
-    return (F.when(~collected & flagged, F.lit(jg.FLAGGED))
+            band = F.when(s >= F.lit(lo), F.lit(judging.band_name(b))).otherwise(band)
+    return (F.when(~collected & flagged, F.lit(judging.FLAGGED))
             .otherwise(F.concat(F.when(collected, F.lit("collected ")).otherwise(F.lit("uncollected ")), band)))
 
 

@@ -44,7 +44,7 @@ def _languages(spark, path: str, fmt: str = "parquet") -> dict:
 
 def collect_details(spark, run, cfg=None) -> dict:
     """Everything the readable report shows beyond the markers' counts."""
-    from . import inspect as I
+    from . import inspect as spark_inspect
 
     out: dict = {"iterations": {}}
     if not run.is_committed(run.pages):
@@ -54,11 +54,11 @@ def collect_details(spark, run, cfg=None) -> dict:
         if not run.is_committed(col):
             continue
         thr = ((run.marker(col) or {}).get("config", {}).get("select") or {}).get("threshold")
-        s = I.collected_samples(spark, run, i, thr, SAMPLES)
+        s = spark_inspect.collected_samples(spark, run, i, thr, SAMPLES)
         out["iterations"][str(i)] = {"near_threshold": s["near_threshold"], "far_above": s["far_above"],
                                      "threshold": thr, "mark_growth": _mark_growth(spark, run, i)}
-    out["near_duplicates"] = I.near_duplicates(spark, run, EXAMPLES)
-    out["contamination"] = I.contamination(spark, run, 2 * EXAMPLES, I.benchmark_items(run))
+    out["near_duplicates"] = spark_inspect.near_duplicates(spark, run, EXAMPLES)
+    out["contamination"] = spark_inspect.contamination(spark, run, 2 * EXAMPLES, spark_inspect.benchmark_items(run))
     langs = {"pages": _languages(spark, run.data(run.pages), "pages")}
     fin = stage_path(run, "corpus")
     if run.is_committed(fin):

@@ -1,6 +1,6 @@
 """A development crawl of real content: real pages under their real URLs, labeled, as WARCs.
 
-    python -m corpus_pipeline.devcrawl --data DATA_DIR --out OUT [--trafilatura-every N] [--label-domain code]
+    python -m devtools.devcrawl --data DATA_DIR --out OUT [--trafilatura-every N] [--label-domain code]
 
 ``DATA_DIR`` is a copy of the project's test data collection (its ``html/``,
 ``labeled/`` and ``text/seed_sources/`` folders); nothing in the product needs it.
@@ -68,10 +68,10 @@ from html import escape
 from typing import Iterator, Optional
 from urllib.parse import urlparse
 
-from .errors import UsageError
-from .pipeline.recipe import stage_path
-from .runfolder import RunFolder
-from .seeds import background_path, default_seed_path, render_markup
+from corpus_pipeline.errors import UsageError
+from corpus_pipeline.pipeline.recipe import stage_path
+from corpus_pipeline.runfolder import RunFolder
+from corpus_pipeline.seeds import background_path, default_seed_path, render_markup
 
 # Source documents held out of the starter seed so that the development crawl has maths of the
 # seed's own kind that the first classifier has not seen: one lecture-notes book (English) and
@@ -627,7 +627,7 @@ def format_table(rows: list[dict]) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m corpus_pipeline.devcrawl", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m devtools.devcrawl", description=__doc__.split("\n")[0])
     ap.add_argument("--data", required=True, help="the test data collection (html/, labeled/, text/)")
     ap.add_argument("--out", required=True, help="output folder (warc/, labels.jsonl, manifest.json)")
     ap.add_argument("--trafilatura-every", type=int, default=2, metavar="N",
