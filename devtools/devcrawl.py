@@ -69,7 +69,7 @@ from typing import Iterator, Optional
 from urllib.parse import urlparse
 
 from corpus_pipeline.errors import UsageError
-from corpus_pipeline.pipeline.recipe import stage_path
+from corpus_pipeline.pipeline.runview import RunView
 from corpus_pipeline.runfolder import RunFolder
 from corpus_pipeline.seeds import background_path, default_seed_path, render_markup
 
@@ -591,17 +591,17 @@ def iteration_table(run_uri: str, spark=None) -> list[dict]:
     precision / recall (with labels), seed size, pages the path step added to the *next*
     iteration's seed and, with labels, their precision."""
 
-    run = RunFolder(run_uri, spark)
+    run = RunView(RunFolder(run_uri, spark))
     out = []
     for i in run.iterations():
-        col = run.counts(stage_path(run, "collected", i)) if run.is_committed(stage_path(run, "collected", i)) else {}
+        col = run.stage_counts("collected", i)
         if not col:
             continue
-        ev = run.counts(stage_path(run, "eval", i)) if run.is_committed(stage_path(run, "eval", i)) else {}
-        seed = run.counts(stage_path(run, "seed", i))
-        nxt = run.counts(stage_path(run, "seed", i + 1)) if run.is_committed(stage_path(run, "seed", i + 1)) else {}
-        dom = run.counts(stage_path(run, "domains", i)) if run.is_committed(stage_path(run, "domains", i)) else {}
-        ann = run.counts(stage_path(run, "annotations", i)) if run.is_committed(stage_path(run, "annotations", i)) else {}
+        ev = run.stage_counts("eval", i)
+        seed = run.stage_counts("seed", i)
+        nxt = run.stage_counts("seed", i + 1)
+        dom = run.stage_counts("domains", i)
+        ann = run.stage_counts("annotations", i)
         out.append({"iteration": i, "collected": col.get("collected_pages"),
                     "overlap": col.get("overlap_with_previous"), "true_precision": ev.get("true_precision"),
                     "true_recall": ev.get("true_recall"), "seed": seed.get("seed_positives"),

@@ -23,8 +23,8 @@ from .. import arrowrun
 from .. import fs as fsmod
 from ..annotate import MARKED
 from ..errors import InputFileError, UsageError
-from ..pipeline.recipe import read_output, stage_path
-from ..runfolder import RunFolder, open_existing
+from ..pipeline.runview import RunView, open_view
+from ..runfolder import RunFolder
 
 
 def add_arguments(p) -> None:
@@ -59,7 +59,7 @@ def latest_annotations(run, iteration=None):
 
     its = [iteration] if iteration is not None else sorted(run.iterations(), reverse=True)
     for i in its:
-        adir = stage_path(run, "annotations", i)
+        adir = run.location("annotations", i)
         if run.fs.exists(fsmod.join(adir, annotate.MARKED)):
             return i, adir
     return None
@@ -88,7 +88,7 @@ def run(args, cfg) -> int:
         from ..spark.session import get_spark
 
         spark = get_spark(cfg.spark, quiet=True, run=args.run)
-    run_folder = open_existing(args.run, spark)
+    run_folder = open_view(args.run, spark)
     found = latest_annotations(run_folder, args.iteration)
     if found is None:
         which = f"iteration {args.iteration}" if args.iteration is not None else "any iteration"
@@ -156,7 +156,7 @@ def serve(args, cfg) -> int:
         raise UsageError("--top-hosts must be >= 1")
     # a run folder pyarrow reads (a local disk, object storage) starts no JVM; one only Hadoop reads does
     spark = None if arrowrun.readable(args.run) else get_spark(cfg.spark, quiet=True, run=args.run)
-    run_folder = open_existing(args.run, spark)
+    run_folder = open_view(args.run, spark)
     found = latest_annotations(run_folder, args.iteration)
     if found is None:
         print(f"annotate: {args.run} has no path worksheet yet; `corpus-pipeline run ... --annotate manual` "
@@ -178,7 +178,7 @@ def serve(args, cfg) -> int:
     use_arrow = spark is None and not getattr(args, "spark", False) and arrowrun.readable(args.run)
     if spark is None and not use_arrow:
         spark = get_spark(cfg.spark, quiet=True, run=args.run)
-        run_folder = RunFolder(args.run, spark)
+        run_folder = RunView(RunFolder(args.run, spark))
     proposed = annotate.propose(rows, cfg.annotate)
     max_listed = cfg.annotate.worksheet_max_prefixes
     listed = set()
@@ -194,7 +194,7 @@ def serve(args, cfg) -> int:
         domains = arrowrun.flagged_domains(run_folder, i)
     else:
         joins, samples = prefix_view(spark, run_folder, i, sorted(listed))
-        domains = [r.asDict() for r in read_output(spark, run_folder, "domains", i).where("flagged").collect()]
+        domains = [r.asDict() for r in run_folder.table(spark, "domains", i).where("flagged").collect()]
     view = web.build_view(run_folder.uri, i, adir, index, marks, rejected, proposed, joins, samples, domains,
                           top_hosts=args.top_hosts, max_listed=max_listed, cfg=cfg.annotate)
     web.serve_until_interrupted(

@@ -24,8 +24,8 @@ from .. import judging
 from ..annotate_web import serve_until_interrupted
 from ..errors import InputFileError, UsageError
 from ..jsonl import iter_jsonl
-from ..pipeline.recipe import stage_path
-from ..runfolder import open_existing
+from ..pipeline.runview import open_view
+from ..report import write_report
 
 
 def add_arguments(p) -> None:
@@ -65,7 +65,7 @@ def plan(args, cfg) -> list[str]:
 
 
 def _iteration(run, wanted):
-    its = [i for i in run.iterations() if run.is_committed(stage_path(run, "collected", i))]
+    its = [i for i in run.iterations() if run.committed("collected", i)]
     if wanted is not None:
         return wanted if wanted in its else None
     return its[-1] if its else None
@@ -87,7 +87,7 @@ def ensure_sample(spark, run, i: int, random_seed: int, margin: float, uncollect
     m = run.marker(path)
     if m is not None and m.get("config") == config:
         return m["counts"]
-    key = ((run.marker(stage_path(run, "domains", i)) or {}).get("config") or {}).get("key", "host")
+    key = ((run.stage_marker("domains", i) or {}).get("config") or {}).get("key", "host")
 
     def build(attempt: str) -> dict:
         df = js.frame(spark, run, i, key, exclude if n_excluded else None).cache()
@@ -133,7 +133,6 @@ def last_details(run) -> Optional[dict]:
 
 
 def run(args, cfg) -> int:
-    from ..report import write_report
     from ..spark.session import get_spark
 
     if not 0 < args.margin < 0.5:
@@ -145,7 +144,7 @@ def run(args, cfg) -> int:
     spark = None
     if not arrowrun.readable(args.run):
         spark = get_spark(cfg.spark, quiet=True, run=args.run)      # a run folder only Hadoop reads
-    run_folder = open_existing(args.run, spark)                       # before any JVM
+    run_folder = open_view(args.run, spark)                       # before any JVM
     i = _iteration(run_folder, args.iteration)
     if i is None:
         which = f"iteration {args.iteration}" if args.iteration is not None else "any iteration"
@@ -172,7 +171,7 @@ def run(args, cfg) -> int:
         print(f"judge: exported {len(judgements)} judgements to {args.export_file}")
     if spark is None and not sample_drawn(run_folder, i, random_seed, args.margin, args.uncollected):
         spark = get_spark(cfg.spark, quiet=True, run=args.run)      # drawing a sample: a Spark job
-        run_folder = open_existing(args.run, spark)
+        run_folder = open_view(args.run, spark)
     if spark is not None:
         ensure_sample(spark, run_folder, i, random_seed, args.margin, args.uncollected)
     if args.serve:

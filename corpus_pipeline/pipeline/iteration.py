@@ -114,7 +114,7 @@ class Seed(TableStage):
         new = df.where(f"added_in = {ctx.i}")
         out = {"seed_positives": df.count(), "seed_added": new.count(), "seed_under_marks": int(n_under)}
         if add_judged:                         # pages judged maths that joined now (not under marks)
-            out["seed_added_judged"] = new.where(f"source = '{sparkiteration.JUDGED_SOURCE}'").count()
+            out["seed_added_judged"] = new.where(f"source = '{judging.JUDGED_SOURCE}'").count()
         if ctx.labels() is not None:           # evaluation only: labels never feed a decision
             prof = profile_of(ctx.cfg)
             out.update(sparkdomains.addition_label_counts(new, pages, ctx.labels(), prof.positive, prof.negative))
@@ -165,7 +165,7 @@ def seed_digest(ctx) -> Optional[str]:
 def with_judged(ctx, i: int, pages, seed) -> tuple:
     """``seed`` plus the pages judged positive (the profile's label, by majority verdict) not in it yet
     (judge.add_to_seed), and what the marker records of the judgements read (through the run folder's fs)."""
-    verdicts = judging.page_verdicts(judging.read_judgements(ctx.run))
+    verdicts = judging.page_verdicts(judging.read_judgements(ctx.view))
     positive = profile_of(ctx.cfg).positive
     maths = sorted(p for p, v in verdicts.items() if v == positive)
     merged, _ = sparkiteration.grow_seed(seed, sparkiteration.judged_seed_rows(ctx.spark, pages, maths, i))

@@ -11,9 +11,11 @@ from typing import Optional
 from .. import annotate
 from .. import fs as fsmod
 from .. import judging
-from ..pipeline.recipe import stage_path
+from ..pipeline.runview import RunView
 from ..runfolder import RunFolder
 from .card import write_card
+from .html import render_html
+from .markdown import render_markdown
 
 
 def _classifier(m: dict) -> dict:
@@ -23,7 +25,7 @@ def _classifier(m: dict) -> dict:
 def _marks(run: RunFolder, i: int) -> tuple[list, list]:
     """Marks of iteration i (path, who put it there, who first decided, since) and its rejections."""
 
-    adir = stage_path(run, "annotations", i)
+    adir = run.location("annotations", i)
     if not run.is_committed(adir):
         return [], []
     try:
@@ -48,19 +50,20 @@ def _judging(run: RunFolder) -> tuple[dict, dict]:
 
 
 def build_summary(run: RunFolder) -> dict:
+    run = RunView.of(run)               # stages by name, from the recipe the run was built with
     iterations = []
     verdicts, judging_summary = _judging(run)
-    nums = [i for i in run.iterations() if run.is_committed(stage_path(run, "collected", i))]
+    nums = [i for i in run.iterations() if run.committed("collected", i)]
     for i in nums:
-        col = run.counts(stage_path(run, "collected", i))
-        seed = run.counts(stage_path(run, "seed", i))
-        nxt = run.counts(stage_path(run, "seed", i + 1))
-        model = run.counts(stage_path(run, "model", i))
-        dom = run.counts(stage_path(run, "domains", i))
-        ev = run.marker(stage_path(run, "eval", i))
-        ann = run.counts(stage_path(run, "annotations", i))
-        scores = run.counts(stage_path(run, "scores", i))
-        chosen = (run.marker(stage_path(run, "collected", i)) or {}).get("settings") or {}
+        col = run.stage_counts("collected", i)
+        seed = run.stage_counts("seed", i)
+        nxt = run.stage_counts("seed", i + 1)
+        model = run.stage_counts("model", i)
+        dom = run.stage_counts("domains", i)
+        ev = run.stage_marker("eval", i)
+        marked = run.stage_counts("annotations", i)
+        scores = run.stage_counts("scores", i)
+        chosen = (run.stage_marker("collected", i) or {}).get("settings") or {}
         marks, rejected = _marks(run, i)
         est = judging.iteration_estimates(run, i, verdicts)
         iterations.append({
@@ -81,8 +84,8 @@ def build_summary(run: RunFolder) -> dict:
             # extensions
             "domains": dom.get("domains"),
             "top_flagged_domains": dom.get("top_flagged", []),
-            "marked_prefixes": annotate.get("marked", []),
-            "marks_decided_by": annotate.get("decided_by", {}),
+            "marked_prefixes": marked.get("marked", []),
+            "marks_decided_by": marked.get("decided_by", {}),
             "marks": marks,
             "rejected_prefixes": rejected,
             "score_histogram": scores.get("histogram", []),
@@ -108,9 +111,9 @@ def build_summary(run: RunFolder) -> dict:
     if excluded:                           # judged seed pages left out of those iterations' sample frames
         judging_summary["excluded_seed_pages"] = excluded
     state = run.read_json(run.path("loop.json"), {}) or {}
-    fin = run.counts(stage_path(run, "corpus")) if run.is_committed(stage_path(run, "corpus")) else {}
-    canaries = run.counts(stage_path(run, "canaries")) if run.is_committed(stage_path(run, "canaries")) else None
-    pages = run.marker(run.pages) or {}
+    fin = run.stage_counts("corpus")
+    canaries = run.stage_counts("canaries") if run.committed("canaries") else None
+    pages = run.stage_marker("pages", exact=True) or {}        # the ingest counts (a filter after it: its own)
     summary = {
         "iterations": iterations,
         "stopped_because": state.get("stopped_because"),
@@ -147,12 +150,10 @@ def write_report(run: RunFolder, echo: Optional[callable] = None, spark=None,
     folder's own) the report also shows sample pages, mark growth, near duplicates, decontamination
     removals and languages (``details``, read from the tables); without one, ``details`` when given
     (``judge`` keeps the last report's: judging changes no table)."""
-    from .html import render_html
-    from .markdown import render_markdown
-
+    run = RunView.of(run)
     summary = build_summary(run)
     spark = spark if spark is not None else getattr(run, "_spark", None)
-    if spark is not None and run.is_committed(run.pages):
+    if spark is not None and run.committed("pages"):
         from ..spark.report_details import collect_details
 
         summary["details"] = collect_details(spark, run)

@@ -8,7 +8,6 @@ Human-scale: a few rows per section reach the driver (``spark/inspect.py``). Cal
 from __future__ import annotations
 
 from .. import schemas
-from ..pipeline.recipe import stage_path
 
 SAMPLES = 3
 EXAMPLES = 5
@@ -20,7 +19,7 @@ def _mark_growth(spark, run, i: int) -> dict:
 
     from .io import read_table
 
-    nxt = stage_path(run, "seed", i + 1)
+    nxt = run.location("seed", i + 1)
     if not run.is_committed(nxt):
         return {}
     seed = read_table(spark, run.data(nxt), schemas.SEED)
@@ -47,10 +46,10 @@ def collect_details(spark, run, cfg=None) -> dict:
     from . import inspect as spark_inspect
 
     out: dict = {"iterations": {}}
-    if not run.is_committed(run.pages):
+    if not run.committed("pages"):
         return out
     for i in run.iterations():
-        col = stage_path(run, "collected", i)
+        col = run.location("collected", i)
         if not run.is_committed(col):
             continue
         thr = ((run.marker(col) or {}).get("config", {}).get("select") or {}).get("threshold")
@@ -59,8 +58,8 @@ def collect_details(spark, run, cfg=None) -> dict:
                                      "threshold": thr, "mark_growth": _mark_growth(spark, run, i)}
     out["near_duplicates"] = spark_inspect.near_duplicates(spark, run, EXAMPLES)
     out["contamination"] = spark_inspect.contamination(spark, run, 2 * EXAMPLES, spark_inspect.benchmark_items(run))
-    langs = {"pages": _languages(spark, run.data(run.pages), "pages")}
-    fin = stage_path(run, "corpus")
+    langs = {"pages": _languages(spark, run.stage_data("pages"), "pages")}
+    fin = run.location("corpus")
     if run.is_committed(fin):
         fmt = ((run.marker(fin) or {}).get("config") or {}).get("format", "parquet")
         langs["final"] = _languages(spark, run.data(fin), fmt)
