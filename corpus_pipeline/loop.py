@@ -29,7 +29,7 @@ from .errors import NoInputError, UsageError
 from .pipeline.iteration import AWAITING, AWAITING_FILE, MAX_ITERATIONS, SATURATED, seed_digest, stop_reason
 from .pipeline.recipe import Recipe, default_recipe
 from .pipeline.runner import Context, Runner
-from .pipeline.runview import RUN_JSON, STAGES, stage_entries
+from .pipeline.runview import RUN_JSON, STAGES, RunView, stage_entries
 from .pipeline.settings import check_settings
 from .pipeline.stage import StopLoop
 from .runfolder import RunFolder
@@ -77,6 +77,7 @@ class Loop:
         self.recipe = recipe or default_recipe()
         self.recipe.check()
         self.runner = Runner(spark, self.run, cfg, self.recipe, self.inp, log=self.say)
+        self.view = RunView(self.run, stage_entries(self.recipe))
         self._t0 = time.time()
 
     def say(self, msg: str, level: int = 20) -> None:
@@ -121,7 +122,7 @@ class Loop:
 
     # ------------------------------------------------------------------ the walk
     def ingest(self):
-        self.say(f"ingest: {len(self.inp.inputs)} input argument(s) -> {self.run.pages}")
+        self.say(f"ingest: {len(self.inp.inputs)} input argument(s) -> {self.view.location('pages')}")
         res = self.runner.walk(self.recipe.ingest)
         last = res[self.recipe.ingest[-1].name]
         self.say(f"ingest: {last.counts.get('pages', '?')} pages kept" + (" (already committed)" if last.skipped
@@ -153,7 +154,7 @@ class Loop:
             self.ingest()
         except NoInputError:
             # nothing was read: the run folder is not bound to these inputs (a rerun may name others)
-            if not self.run.is_committed(self.run.pages):
+            if not self.view.committed("pages", exact=True):
                 self.run.fs.delete(self.run.path(RUN_JSON))
             raise
         stop, i = None, 0
@@ -183,8 +184,7 @@ def precheck_inputs(inputs: list, run: str, cfg: Config, log: Callable[[str], No
     skipped beside good ones are said here and counted when read.  Nothing is checked when the run
     folder's pages are committed already (a resumed run does not need its inputs again), or when
     the run folder is not local (its inputs are checked where they are read)."""
-    rf = RunFolder(run)
-    if not fsmod.is_local(rf.uri) or rf.is_committed(rf.pages):
+    if not fsmod.is_local(run) or RunView(RunFolder(run)).committed("pages", exact=True):
         return
     bad = sources.precheck(list(inputs), cfg.ingest)
     for ref, why in (bad or {}).items():

@@ -20,7 +20,6 @@ from .. import arrowrun
 from .. import fs as fsmod
 from ..errors import UsageError
 from ..pipeline.runview import open_view
-from ..runfolder import open_existing
 
 SECTIONS = ("collected", "pages", "duplicates", "contamination")
 
@@ -93,7 +92,7 @@ def run(args, cfg) -> int:
     spark = None
     if args.spark or not arrowrun.readable(args.run):
         if fsmod.is_local(args.run):
-            open_existing(args.run, need_pages=True)           # before the JVM starts
+            open_view(args.run, need_pages=True)               # before the JVM starts
         from ..spark.session import get_spark
 
         spark = get_spark(cfg.spark, quiet=True, run=args.run)

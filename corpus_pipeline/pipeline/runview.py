@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ..errors import UsageError
 from ..runfolder import RunFolder, open_existing
 from .stage import ITERATION
 
@@ -75,8 +76,8 @@ class RunView:
         rel = s["path"].replace("{iter}", self.run.iter_name(i) if s["scope"] == ITERATION else "")
         return self.run.path(*rel.split("/"))
 
-    def committed(self, name: str, i: Optional[int] = None) -> bool:
-        return self.run.is_committed(self.location(name, i))
+    def committed(self, name: str, i: Optional[int] = None, exact: bool = False) -> bool:
+        return self.run.is_committed(self.location(name, i, exact))
 
     def stage_marker(self, name: str, i: Optional[int] = None, exact: bool = False) -> Optional[dict]:
         return self.run.marker(self.location(name, i, exact))
@@ -104,5 +105,10 @@ class RunView:
 
 
 def open_view(uri: str, spark=None, need_pages: bool = False) -> RunView:
-    """:func:`~corpus_pipeline.runfolder.open_existing`'s run folder as a view."""
-    return RunView(open_existing(uri, spark, need_pages))
+    """:func:`~corpus_pipeline.runfolder.open_existing`'s run folder as a view; with ``need_pages``, a
+    UsageError (exit 2) when its pages are not committed."""
+    view = RunView(open_existing(uri, spark))
+    if need_pages and not view.committed("pages", exact=True):
+        raise UsageError(f"{uri}: not a run folder with ingested pages (no committed "
+                         f"{view.location('pages', exact=True)})")
+    return view
