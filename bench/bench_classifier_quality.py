@@ -5,7 +5,7 @@ site.  The first classifier as the loop trains it: positives are a seed (the shi
 or a candidate), negatives are random crawl pages drawn as ``spark/classify.training_sets`` draws
 them (no page with maths markup, per language in the positives' proportions, the shipped
 background set where the crawl has too few of a language).  The crawl is the development crawl
-(``corpus_pipeline.devcrawl``); its pages are extracted with the bulk extractor, as ``RUN/pages``
+(``devtools.devcrawl``); its pages are extracted with the bulk extractor, as ``RUN/pages``
 holds them.
 
 * **English**: the labeled real pages (``labeled/``: llm-webkit, article and trafilatura
@@ -41,7 +41,7 @@ def half(site: str) -> str:
 
 def load(data: Path) -> dict:
     """The development crawl's pages as the loop's pages table holds them (bulk text, markup, language)."""
-    from corpus_pipeline import devcrawl
+    from devtools import devcrawl
     from corpus_pipeline.config import Config
     from corpus_pipeline.extract import Extracted, extract_html
     from corpus_pipeline.seeds import load_seed_records

@@ -1,4 +1,4 @@
-"""The loop on real content: the development crawl (``corpus_pipeline.devcrawl``), the starter
+"""The loop on real content: the development crawl (``devtools.devcrawl``), the starter
 seed and the defaults, per iteration, with and without the path step, beside the mini-crawl.
 
 Builds the crawl from ``$CORPUS_PIPELINE_DATA`` (real pages under their real URLs and real text
@@ -69,7 +69,7 @@ def run_devloop(work: Path, sets: list[str] = (), in_process: bool = False, craw
                 pages_from: Path = None, name: str = "run") -> tuple[list[dict], dict, float]:
     """(iteration table, loop.json, seconds) of one run on the development crawl in ``work``
     (built there unless ``crawl`` is given; ``pages_from``: a run whose committed pages to start from)."""
-    from corpus_pipeline import devcrawl
+    from devtools import devcrawl
 
     if crawl is None:
         crawl = work / "crawl"
@@ -152,7 +152,7 @@ def minicrawl_figures(work: Path, pages: int = 3000, in_process: bool = False) -
 
 
 def main() -> None:
-    from corpus_pipeline.devcrawl import format_table
+    from devtools.devcrawl import format_table
 
     sets = [s for s in os.environ.get("BENCH_DEVLOOP_SET", "").split(",") if s.strip()]
     work = Path(tempfile.mkdtemp(prefix="bench_devloop_"))

@@ -68,7 +68,7 @@ def pages(data: Path) -> list:
     """[(file, url, html, truth, category)] with category "maths" or "others"."""
     import json
 
-    from corpus_pipeline.extract_quality import webkit_pages
+    from devtools.extract_quality import webkit_pages
 
     d = data / "html" / "llm_webkit_bench"
     labels = {r["file"]: r.get("label") for r in

@@ -56,7 +56,7 @@ from pathlib import Path
 
 # Programming pages among the benchmarks' "non-maths" pages, labelled by hand (code / ambiguous): the
 # product's list, which the development crawl's code labelling (devcrawl --label-domain code) uses too.
-from corpus_pipeline.devcrawl import REAL_CODE_LABELS
+from devtools.devcrawl import REAL_CODE_LABELS
 from corpus_pipeline.profiles.code import has_code_block   # the code profile's markup rule
 
 ROOT = Path(__file__).resolve().parents[1]

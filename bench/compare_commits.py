@@ -110,7 +110,7 @@ def build_inputs(kind: str, work: Path, pages: int) -> dict:
         if not (out / "labels.jsonl").is_file():
             sys.path.insert(0, str(ROOT))
             from bench.bench_devloop import data_dir
-            from corpus_pipeline import devcrawl
+            from devtools import devcrawl
 
             devcrawl.build(str(data_dir()), str(out))
         return {"input": str(out / "warc"), "labels": str(out / "labels.jsonl")}

@@ -70,7 +70,7 @@ PROBLEM_SITE = "problems.example.org"
 
 def devcrawl_pages(data: Optional[Path] = None) -> Iterator[dict]:
     """Every page of the development crawl, extracted with the final corpus's extractor."""
-    from corpus_pipeline import devcrawl
+    from devtools import devcrawl
     from corpus_pipeline.config import Config
     from corpus_pipeline.extract import Extracted, extract_html
 

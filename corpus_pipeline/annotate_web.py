@@ -40,7 +40,7 @@ from importlib import resources
 from typing import Callable, Optional
 from urllib.parse import parse_qs, urlsplit
 
-from . import annotate as ann
+from . import annotate
 from . import fs as fsmod
 from .config import AnnotateConfig
 from .errors import InputFileError, UsageError
@@ -99,7 +99,7 @@ class AnnotationView:
 
     def state(self) -> dict:
         return {"run": self.run, "iteration": self.iteration, "adir": self.adir,
-                "marked_file": fsmod.join(self.adir, ann.MARKED), "rejected_file": fsmod.join(self.adir, ann.REJECTED),
+                "marked_file": fsmod.join(self.adir, annotate.MARKED), "rejected_file": fsmod.join(self.adir, annotate.REJECTED),
                 "hosts": self.hosts, "carried": [m.path for m in self.carried], "saved": self.saved}
 
 
@@ -128,8 +128,8 @@ def build_view(run: str, iteration: int, adir: str, index: dict, file_marks: lis
     """
 
     cfg = cfg or AnnotateConfig()
-    rows = [dict(r, examples=ann._examples(r)) for r in ann.with_host_folders(index.get("rows", []))]
-    known = {tuple(k) for k in index.get("known", [])} or ann.known_prefixes(rows)
+    rows = [dict(r, examples=annotate._examples(r)) for r in annotate.with_host_folders(index.get("rows", []))]
+    known = {tuple(k) for k in index.get("known", [])} or annotate.known_prefixes(rows)
     marks = {(m.host, m.prefix): m for m in file_marks}
     rej = {(m.host, m.prefix) for m in rejected}
     prop = {(m.host, m.prefix) for m in proposed}
@@ -174,8 +174,8 @@ def build_view(run: str, iteration: int, adir: str, index: dict, file_marks: lis
                 "share": (r["collected"] / r["pages"]) if r["pages"] else 0.0,
                 "would_join": int(joins.get(key, r["pages"] - r["collected"])),
                 "proposed": key in prop, "state": st, "decided_by": who,
-                "why": ann.judge(r, cfg)[1], "evidence": ann.evidence(r),
-                "hist_collected": ann.hist(r, "hist_collected"), "hist_uncollected": ann.hist(r, "hist_uncollected"),
+                "why": annotate.judge(r, cfg)[1], "evidence": annotate.evidence(r),
+                "hist_collected": annotate.hist(r, "hist_collected"), "hist_uncollected": annotate.hist(r, "hist_uncollected"),
                 "samples": by_sample.get(key, [])})
         proposed_join = sum(p["would_join"] for p in prefixes if p["proposed"])
         best = max((p["would_join"] for p in prefixes), default=0)
@@ -214,7 +214,7 @@ def parse_decisions(body: bytes, view: AnnotationView) -> dict:
         if state not in STATES:
             raise SaveError(f"{path!r}: state must be one of {', '.join(STATES)}, got {state!r}")
         if path not in listed:
-            key, _, err = ann.parse_line(str(path))
+            key, _, err = annotate.parse_line(str(path))
             raise SaveError(f"{path!r}: {err}" if err else f"{path!r} is not a prefix listed on this page")
         out[listed[path]] = state
     return out
@@ -222,8 +222,8 @@ def parse_decisions(body: bytes, view: AnnotationView) -> dict:
 
 def save(view: AnnotationView, decisions: dict, spark=None) -> dict:
     """Validate with the marked file's own rules, then write the rejections and the marked file."""
-    marked_path = fsmod.join(view.adir, ann.MARKED)
-    rejected_path = fsmod.join(view.adir, ann.REJECTED)
+    marked_path = fsmod.join(view.adir, annotate.MARKED)
+    rejected_path = fsmod.join(view.adir, annotate.REJECTED)
     proposed = {(h["host"], p["prefix"]) for h in view.hosts for p in h["prefixes"] if p["proposed"]}
     accepted, rejected = [], []
     for (host, prefix), st in sorted(decisions.items()):
@@ -234,19 +234,19 @@ def save(view: AnnotationView, decisions: dict, spark=None) -> dict:
             note = "accepted on the web page" + (" (the proposer's pick)" if (host, prefix) in proposed else "")
             if old is not None and old.note:
                 note = old.note
-            accepted.append(ann.Mark(host, prefix, "person", note, "person", view.iteration))
+            accepted.append(annotate.Mark(host, prefix, "person", note, "person", view.iteration))
         elif st == "reject":
-            rejected.append(ann.Mark(host, prefix, "person", "", "person", view.iteration))
+            rejected.append(annotate.Mark(host, prefix, "person", "", "person", view.iteration))
     # marks already in the file that the page does not list (a hand-added known prefix of a host
     # beyond the top hosts) are kept, so saving never drops a decision it did not show
     shown = {(h["host"], p["prefix"]) for h in view.hosts for p in h["prefixes"]}
     kept = [m for k, m in view.file_marks.items() if k not in shown and m.decided_by != "carried"]
     active = list(view.carried) + kept + accepted
-    rej_text = ann.render_rejections(view.iteration, rejected)
+    rej_text = annotate.render_rejections(view.iteration, rejected)
     try:
         # the same validator as a hand-edited file, on the exact lines that will be written
-        ann.parse_marks("\n".join(m.path for m in active) + "\n", marked_path, view.known)
-        ann.parse_marks(rej_text, rejected_path, view.known)
+        annotate.parse_marks("\n".join(m.path for m in active) + "\n", marked_path, view.known)
+        annotate.parse_marks(rej_text, rejected_path, view.known)
     except InputFileError as e:
         raise SaveError(str(e)) from None
     both = {(m.host, m.prefix) for m in active} & {(m.host, m.prefix) for m in rejected}
@@ -255,8 +255,8 @@ def save(view: AnnotationView, decisions: dict, spark=None) -> dict:
                         f"to drop it, delete its line in {marked_path} by hand")
     fs = fsmod.get_fs(view.adir, spark)
     fs.write_text(rejected_path, rej_text)
-    ann.write_worksheet(view.adir, view.rows, active, view.iteration, max_listed=view.max_listed, spark=spark)
-    written = ann.read_marks(marked_path, view.known, spark)          # what the loop will read
+    annotate.write_worksheet(view.adir, view.rows, active, view.iteration, max_listed=view.max_listed, spark=spark)
+    written = annotate.read_marks(marked_path, view.known, spark)          # what the loop will read
     view.file_marks = {(m.host, m.prefix): m for m in written}
     rej_keys = {(m.host, m.prefix) for m in rejected}
     for h in view.hosts:                                   # a reload shows what was saved

@@ -9,7 +9,8 @@ attempt folders but no valid marker is refused.  Each function here returns what
 counterpart (``spark/inspect.py``, ``spark/annotate_view.py``) returns, row for row and in the same
 order: the same sort keys, Spark's null ordering, its whitespace class in excerpts and its
 ``xxhash64`` for the annotation page's samples (``tests/test_arrowrun.py`` compares the two on
-one run folder).
+one run folder). ``run`` is a run view (``pipeline/runview.py``): stages are found by name in the
+recipe the run was built with.
 
 What is held: tables are streamed in record batches of the columns needed; a top-k keeps k rows
 (plus one batch); the texts of the pages shown are read by a ``page_id`` filter for those pages
@@ -22,9 +23,10 @@ import heapq
 import re
 from typing import Iterable, Iterator, Optional
 
-from . import decontam as D
+from . import decontam
 from . import fs as fsmod
 from . import schemas
+from .judging import JUDGED_SOURCE
 from .runfolder import committed_data
 
 BATCH = 16_384
@@ -119,25 +121,19 @@ def desc(x) -> tuple:
     return (x is None, -x if x is not None else 0)
 
 
-def _stage(run, name: str, i: Optional[int] = None) -> str:
-    from .pipeline.recipe import stage_path
-
-    return stage_path(run, name, i)
-
-
 def pages_by_id(run, ids: Iterable[str], columns: list[str]) -> dict:
     """``page_id -> row`` of the given pages only (a ``page_id`` filter on ``RUN/pages``)."""
     ids = set(ids)
     if not ids:
         return {}
     cols = ["page_id"] + [c for c in columns if c != "page_id"]
-    return {r["page_id"]: r for r in rows(run.pages, cols, isin("page_id", ids))}
+    return {r["page_id"]: r for r in rows(run.location("pages"), cols, isin("page_id", ids))}
 
 
 # ------------------------------------------------------------------ inspect
 def collected_samples(run, iteration: int, threshold: float, n: int = 5) -> dict:
     """As ``spark.inspect.collected_samples``: collected pages nearest the threshold and farthest above."""
-    path = _stage(run, "collected", iteration)
+    path = run.location("collected", iteration)
     cols = ["page_id", "score", "n_tokens"]
     near = top(path, cols, lambda r: (asc(r["score"]), r["page_id"]), n)
     far = top(path, cols, lambda r: (desc(r["score"]), r["page_id"]), n)
@@ -165,7 +161,7 @@ def host_pages(run, hosts: Iterable[str]) -> dict:
     hosts = sorted({h.lower() for h in hosts})
     flt = pc.utf8_lower(ds.field("host")).isin(hosts)
     out = {}
-    for r in rows(run.pages, ["page_id", "host", "path"], flt):
+    for r in rows(run.location("pages"), ["page_id", "host", "path"], flt):
         out[r["page_id"]] = {"host": (r["host"] or "").lower(), "path": r["path"]}
     return out
 
@@ -197,9 +193,9 @@ def _scored(run, iteration: int, ids: set) -> tuple[dict, set]:
     """(page_id -> score, the collected ones) of the iteration, for the given pages only."""
     if not ids:
         return {}, set()
-    scores = {r["page_id"]: r["score"] for r in rows(_stage(run, "scores", iteration), ["page_id", "score"],
+    scores = {r["page_id"]: r["score"] for r in rows(run.location("scores", iteration), ["page_id", "score"],
                                                       isin("page_id", ids))}
-    coll = {r["page_id"] for r in rows(_stage(run, "collected", iteration), ["page_id"], isin("page_id", ids))}
+    coll = {r["page_id"] for r in rows(run.location("collected", iteration), ["page_id"], isin("page_id", ids))}
     return scores, coll
 
 
@@ -210,13 +206,13 @@ def _page_row(p: dict, page_id: str, score, collected) -> dict:
 
 def near_duplicates(run, n: int = 10) -> dict:
     """As ``spark.inspect.near_duplicates``."""
-    if not run.is_committed(run.pages_duplicates):
+    if not run.committed("pages_duplicates"):
         return {"pairs": [], "total": 0, "by_kind": {}}
     by_kind: dict = {}
     best: list = []
     key = (lambda r: (r["similarity"] is None, r["similarity"] if r["similarity"] is not None else 0,
                       r["page_id"]))
-    for b in batches(run.pages_duplicates, ["page_id", "kept_page_id", "kind", "similarity"]):
+    for b in batches(run.location("pages_duplicates"), ["page_id", "kept_page_id", "kind", "similarity"]):
         for r in b:
             by_kind[r["kind"]] = by_kind.get(r["kind"], 0) + 1
         best = heapq.nsmallest(n, best + [r for r in b if r["kind"] == "near"], key=key)
@@ -232,7 +228,7 @@ def near_duplicates(run, n: int = 10) -> dict:
 
 def contamination(run, n: int = 10, items: Optional[dict] = None) -> dict:
     """As ``spark.inspect.contamination``."""
-    path = _stage(run, "contamination")
+    path = run.location("contamination")
     if not run.is_committed(path):
         return {"rows": [], "total": 0, "decontaminated": False}
     cols = schemas.columns(schemas.CONTAMINATION)
@@ -272,7 +268,7 @@ def prefix_view(run, iteration: int, prefixes: list[tuple[str, str]], samples_pe
             matched[pid] = m
     ids = set(matched)
     scores, coll = _scored(run, iteration, ids)
-    seed = {r["page_id"] for r in rows(_stage(run, "seed", iteration), ["page_id"],
+    seed = {r["page_id"] for r in rows(run.location("seed", iteration), ["page_id"],
                                        isin("page_id", ids))} if ids else set()
     joins: dict = {}
     groups: dict = {}
@@ -301,7 +297,7 @@ def flagged_domains(run, iteration: int) -> list[dict]:
     import pyarrow.dataset as ds
 
     cols = schemas.columns(schemas.DOMAINS)
-    return list(rows(_stage(run, "domains", iteration), cols, ds.field("flagged") == True))  # noqa: E712
+    return list(rows(run.location("domains", iteration), cols, ds.field("flagged") == True))  # noqa: E712
 
 
 # ------------------------------------------------------------------ judging
@@ -310,9 +306,7 @@ def judged_seed_count(run, iteration: int) -> Optional[int]:
     counted), None when the seed is not committed."""
     import pyarrow.dataset as ds
 
-    from .spark.iteration import JUDGED_SOURCE
-
-    path = _stage(run, "seed", iteration)
+    path = run.location("seed", iteration)
     if not run.is_committed(path):
         return None
     return len({r["page_id"] for r in rows(path, ["page_id", "source"], ds.field("source") == JUDGED_SOURCE)
@@ -321,10 +315,10 @@ def judged_seed_count(run, iteration: int) -> Optional[int]:
 
 def benchmark_items(run) -> dict:
     """(benchmark, item_id) -> question of the benchmarks folder the final stage used, if readable."""
-    bench = ((run.marker(_stage(run, "corpus")) or {}).get("config") or {}).get("benchmarks")
+    bench = ((run.stage_marker("corpus") or {}).get("config") or {}).get("benchmarks")
     if not bench or not fsmod.is_local(bench) or not fsmod.get_fs(bench).exists(bench):
         return {}
     try:
-        return {(it.benchmark, it.item_id): it.question for it in D.load_benchmarks(fsmod.local_path(bench)).items}
+        return {(it.benchmark, it.item_id): it.question for it in decontam.load_benchmarks(fsmod.local_path(bench)).items}
     except Exception:  # noqa: BLE001 - the item text is a convenience; the ids are shown anyway
         return {}

@@ -28,7 +28,7 @@ import textwrap
 from dataclasses import dataclass, replace
 from typing import Iterable, Optional
 
-from . import decontam as D
+from . import decontam
 from .config import DecontamConfig
 
 KINDS = ("problem", "problem_tex", "solution", "solution_tex", "solution_wrapped", "short", "short_tex",
@@ -36,7 +36,7 @@ KINDS = ("problem", "problem_tex", "solution", "solution_tex", "solution_wrapped
 MEASURES = ("the decontamination rules against benchmark items planted in copies of corpus pages (caught "
             "share per item kind); not recall against leaks nobody knows of")
 CAUGHT_SHARE = 0.5          # a copy is caught when at least this share of the planted tokens is gone
-_CJK = re.compile(f"[{D._CJK}]")
+_CJK = re.compile(f"[{decontam._CJK}]")
 
 
 def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -75,7 +75,7 @@ def hard_wrapped(text: str, width: int = 40) -> str:
 
 
 def _cjk_share(text: str) -> float:
-    toks = D.tokens(text)
+    toks = decontam.tokens(text)
     return sum(1 for t in toks if _CJK.match(t)) / len(toks) if toks else 0.0
 
 
@@ -94,11 +94,11 @@ def stands_alone(text: str, index) -> bool:
     single digits and letters) is generic: no rule that keeps generic runs on clean pages catches it, like
     a generic short question.  The defaults, not the settings measured: a rule set stricter than them
     (or broken) shows as a lower caught share, not as fewer items planted."""
-    tt = D.tokens(text)
-    th = D.token_hashes(tt)
-    if D.specificity(tt, th, index.generic) >= _DEFAULTS.min_specific:
+    tt = decontam.tokens(text)
+    th = decontam.token_hashes(tt)
+    if decontam.specificity(tt, th, index.generic) >= _DEFAULTS.min_specific:
         return True
-    return len(tt) >= _DEFAULTS.long_span and D.specificity(tt, th, None, varied=True) >= _DEFAULTS.long_span
+    return len(tt) >= _DEFAULTS.long_span and decontam.specificity(tt, th, None, varied=True) >= _DEFAULTS.long_span
 
 
 def candidates(items: list, index, cfg, generic: Optional[dict] = None) -> dict:
@@ -113,10 +113,10 @@ def candidates(items: list, index, cfg, generic: Optional[dict] = None) -> dict:
     left.setdefault("solution", 0)
 
     for k, it in enumerate(items):
-        q = D._no_figures(it.question or "").strip()
+        q = decontam._no_figures(it.question or "").strip()
         if not q:
             continue
-        nq = len(D.tokens(q))
+        nq = len(decontam.tokens(q))
         if _cjk_share(q) >= 0.5:
             if nq >= min_span:
                 out["chinese"].append((k, q))
@@ -125,8 +125,8 @@ def candidates(items: list, index, cfg, generic: Optional[dict] = None) -> dict:
             out["problem"].append((k, q))
         elif k in short_items:
             out["short"].append((k, q))
-        sols = [D._no_figures(s).strip() for s in _solutions(it)]
-        sols = [s for s in sols if len(D.tokens(s)) >= min_span and _cjk_share(s) < 0.5]
+        sols = [decontam._no_figures(s).strip() for s in _solutions(it)]
+        sols = [s for s in sols if len(decontam.tokens(s)) >= min_span and _cjk_share(s) < 0.5]
         if sols:
             if stands_alone(sols[0], index):
                 out["solution"].append((k, sols[0]))
@@ -167,15 +167,15 @@ class CanaryRow:
 def check(page_id: str, page: str, kind: str, item, item_text: str, index, cfg, rng: random.Random) -> CanaryRow:
     """Plant ``item_text`` in a copy of ``page``, run the rules, and say what they caught."""
     text, planted = plant(page, planted_text(kind, item_text), rng)
-    r = D.decontaminate_text(text, index, dict_cfg(cfg))
+    r = decontam.decontaminate_text(text, index, dict_cfg(cfg))
     lines = text.split("\n")
     planted_set = set(planted)
-    ptoks = sum(len(D.tokens(lines[i])) for i in planted)
+    ptoks = sum(len(decontam.tokens(lines[i])) for i in planted)
     if r.removed:
         share, own = 1.0, 0
     else:
         gone = set(r.removed_lines)
-        share = sum(len(D.tokens(lines[i])) for i in planted if i in gone) / ptoks if ptoks else 0.0
+        share = sum(len(decontam.tokens(lines[i])) for i in planted if i in gone) / ptoks if ptoks else 0.0
         own = len(gone - planted_set)
     mine = [row for row in r.rows if (row[0], row[1]) == (item.benchmark, item.item_id)]
     rule = mine[0][3] if mine else (r.rows[0][3] if r.rows and r.removed else "")
@@ -229,8 +229,8 @@ def summary(rows: list) -> dict:
         lo, hi = wilson(k, len(rs))
         out[kind] = {"n": len(rs), "caught": k, "share": round(k / len(rs), 4), "low95": round(lo, 4),
                      "high95": round(hi, 4),
-                     "pages_removed_short_rule": sum(1 for r in rs if r.page_removed and r.rule == D.R_SHORT),
-                     "pages_removed_other": sum(1 for r in rs if r.page_removed and r.rule != D.R_SHORT),
+                     "pages_removed_short_rule": sum(1 for r in rs if r.page_removed and r.rule == decontam.R_SHORT),
+                     "pages_removed_other": sum(1 for r in rs if r.page_removed and r.rule != decontam.R_SHORT),
                      "own_lines_removed": sum(r.own_lines_removed for r in rs),
                      "copies_losing_own_lines": sum(1 for r in rs if r.own_lines_removed)}
     return out

@@ -27,7 +27,7 @@ from typing import Iterable, Optional, Sequence
 
 from . import fs as fsmod
 from . import scratch
-from .classifiers import LABEL_MATH, LABEL_OTHER, MODEL_FILE, for_config  # noqa: F401  (used as C.LABEL_MATH ...)
+from .classifiers import LABEL_MATH, LABEL_OTHER, MODEL_FILE, for_config  # noqa: F401  (used as classify.LABEL_MATH ...)
 from .classifiers.fasttext import (  # noqa: F401
     NAN_ATTEMPTS,
     load_model,

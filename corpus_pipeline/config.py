@@ -180,8 +180,8 @@ class ClassifierConfig:
     negatives_exclude_math_markup: bool = opt(
         True, "negatives are random pages that are not seeds, the same draw every iteration; with this, pages "
               "carrying the profile's markup are not drawn (maths: MathJax, KaTeX, MathML, TeX images; code: "
-              "code blocks): on the development crawl (15% maths) drawing them cut true recall from 0.96 to "
-              "0.31; on the mini-crawl with code sites the code profile's first recall from 0.80 to 0.01")
+              "code blocks); drawing them lets the classifier learn the markup as negative (measured in "
+              "docs/configuration.md)")
     negatives_by_language: bool = opt(
         True, "random negatives per language: the positives' languages in the positives' proportions, the "
               "crawl's other languages keep their crawl share")

@@ -51,8 +51,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Optional
 
 from .config import DomainConfig
 
@@ -157,98 +156,6 @@ def is_flagged(pages: int, collected: int, cfg: DomainConfig) -> bool:
 
 # ---------------------------------------------------------------- reference aggregations
 HIST_BINS = 10      # score histogram bins of a prefix's evidence: [0, 0.1), ..., [0.9, 1]
-
-@dataclass(frozen=True)
-class PageRef:
-    """The few page fields the domain step needs."""
-
-    page_id: str
-    host: str
-    path: str
-    collected: bool
-    url: str = ""
-    title: str = ""
-    markup: bool = False                 # the page's HTML carried maths markup
-    score: Optional[float] = None        # this iteration's classifier score
-
-
-def aggregate_domains(pages: Iterable[PageRef], cfg: DomainConfig) -> list[dict]:
-    """Rows of the DOMAINS table (host = domain key), sorted by host.  Pages without a host are left out."""
-    counts: dict[str, list[int]] = {}
-    for p in pages:
-        k = domain_key(p.host, cfg.key)
-        if not k:
-            continue
-        c = counts.setdefault(k, [0, 0])
-        c[0] += 1
-        c[1] += 1 if p.collected else 0
-    return [
-        {"host": k, "pages": n, "collected": c, "fraction": fraction(c, n), "flagged": is_flagged(n, c, cfg)}
-        for k, (n, c) in sorted(counts.items())
-    ]
-
-
-def aggregate_prefixes(pages: Iterable[PageRef], flagged_keys: set, cfg: DomainConfig) -> list[dict]:
-    """Rows of the PREFIXES table for pages whose domain key is in ``flagged_keys``.
-
-    ``host_pages`` / ``host_collected`` are the totals of the prefix's host (every page,
-    whether or not it is under a listed prefix): the proposer compares a prefix with the
-    rest of its host.
-
-    ``examples`` is a list of ``{"url", "title", "collected"}`` (the Spark layer
-    writes it as a JSON string): collected examples first, each kind by page id.
-    Sorted by host, depth, prefix.
-    """
-    stats: dict[tuple, dict] = {}
-    totals: dict[str, list[int]] = {}
-    for p in pages:
-        host = normalize_host(p.host)
-        if not host or domain_key(host, cfg.key) not in flagged_keys:
-            continue
-        t = totals.setdefault(host, [0, 0])
-        t[0] += 1
-        t[1] += 1 if p.collected else 0
-        b = min(int((p.score or 0.0) * HIST_BINS), HIST_BINS - 1) if p.score is not None else 0
-        for d, pre in topical_prefixes(p.path, cfg.path_depth):
-            s = stats.setdefault((host, pre), {"depth": d, "pages": 0, "collected": 0, "ex": [],
-                                               "markup": [0, 0], "hist": ([0] * HIST_BINS, [0] * HIST_BINS)})
-            s["pages"] += 1
-            s["collected"] += 1 if p.collected else 0
-            side = 0 if p.collected else 1
-            s["markup"][side] += 1 if p.markup else 0
-            s["hist"][side][b] += 1
-            s["ex"].append((not p.collected, p.page_id, p.url, p.title, p.collected))
-    per_host: dict[str, list] = {}
-    for (host, pre), s in stats.items():
-        if s["pages"] >= cfg.prefix_min_pages or pre == "/":
-            per_host.setdefault(host, []).append((pre, s))
-    rows = []
-    for host, items in per_host.items():
-        items.sort(key=lambda t: (t[0] != "/", -t[1]["pages"], t[0]))
-        for pre, s in items[: cfg.max_prefixes_per_domain]:
-            rows.append({
-                "host": host, "prefix": pre, "depth": s["depth"], "pages": s["pages"],
-                "collected": s["collected"], "fraction": fraction(s["collected"], s["pages"]),
-                "examples": choose_examples(s["ex"], cfg.examples),
-                "host_pages": totals[host][0], "host_collected": totals[host][1],
-                "markup_collected": s["markup"][0], "markup_uncollected": s["markup"][1],
-                "hist_collected": list(s["hist"][0]), "hist_uncollected": list(s["hist"][1]),
-            })
-    rows.sort(key=lambda r: (r["host"], r["depth"], r["prefix"]))
-    return rows
-
-
-def choose_examples(items: list[tuple], n: int) -> list[dict]:
-    """Up to ``n`` collected and ``n`` uncollected examples; items are
-    ``(not collected, page_id, url, title, collected)``; collected first, then by page id."""
-    out, taken = [], {True: 0, False: 0}
-    for item in sorted(items, key=lambda t: (t[0], t[1])):
-        c = bool(item[4])
-        if taken[c] < n:
-            taken[c] += 1
-            out.append({"url": item[2], "title": item[3], "collected": c})
-    return out
-
 
 # ---------------------------------------------------------------- structural path segments
 # Folders that say how a site files its pages (by date, page number, tag, author, id), not what

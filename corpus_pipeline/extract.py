@@ -230,7 +230,7 @@ def finish_text(text, title: str, kinds: set, engines=lambda: set()):
     return Extracted(title=strip_marks(title or ""), text=text, has_math_markup=bool(kinds), math_kinds=kinds)
 
 
-def _extract(html: str, url: str, favor: str):
+def trafilatura_extract(html: str, url: str, favor: str):
     """The trafilatura extractor: lxml tree, maths rewritten in it, trafilatura on the tree."""
     from trafilatura.utils import load_html
 

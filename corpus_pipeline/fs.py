@@ -373,29 +373,40 @@ def _unsupported(uri: str, scheme: str, e: BaseException) -> UsageError:
         f"scheme the cluster has a connector for), or put the run folder on s3://, gs:// or abfs://.")
 
 
-# Hadoop filesystems through the session's JVM: the classic-Spark adapter (a clear error on Spark Connect)
-from .spark.classic import HadoopFS, active_session, is_classic  # noqa: E402
-
-
 _LOCAL = LocalFS()
 _ARROW = ArrowFS()
 
+# A session's own filesystem: Hadoop's FileSystem in a classic session's JVM. The engine registers its
+# factory when it is imported (``spark/classic.py``, which ``corpus_pipeline.spark`` imports first); this
+# module knows no Spark.
+_SESSION_FS: list = []
 
-def classic_session(spark=None):
-    """``spark`` (else the active session) when it is a classic one; None on Spark Connect or without one."""
-    session = spark if spark is not None else active_session()
-    return session if is_classic(session) else None
+
+def register_session_fs(factory) -> None:
+    """``factory(spark) -> filesystem or None``: the filesystem of the session ``spark`` (None: the
+    active one) for URIs that are not local, or None when it does not serve that session."""
+    if factory not in _SESSION_FS:
+        _SESSION_FS.append(factory)
+
+
+def session_fs(spark=None):
+    """The registered session filesystem serving ``spark`` (else the active session), or None."""
+    for factory in _SESSION_FS:
+        found = factory(spark)
+        if found is not None:
+            return found
+    return None
 
 
 def get_fs(uri: str, spark=None):
     """The filesystem of ``uri``: :class:`LocalFS` for local paths; for other URIs ``HadoopFS`` (the JVM's
-    Hadoop FileSystem) when the session (``spark``, else the active one) is a classic one, otherwise
-    (Spark Connect, or no session) :class:`ArrowFS`."""
+    Hadoop FileSystem, :func:`session_fs`) when the session (``spark``, else the active one) is a classic
+    one, otherwise (Spark Connect, or no session) :class:`ArrowFS`."""
     if is_local(uri):
         return _LOCAL
-    session = classic_session(spark)
-    if session is not None:
-        return HadoopFS(session)
+    found = session_fs(spark)
+    if found is not None:
+        return found
     _ARROW._resolve(uri)             # an unsupported scheme fails here, with a UsageError
     return _ARROW
 

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Optional
 
-from . import judging as jg
+from . import judging
 from .profiles import by_label as profile_of_label
 from .annotate_web import MAX_BODY as MAX_BODY_BYTES  # noqa: F401 - the shared limit, named for the tests
 from .annotate_web import AnnotateServer, SaveError
@@ -41,7 +41,7 @@ class JudgeView:
     def state(self, judge: Optional[str] = None) -> dict:
         """The page's state for ``judge`` (default: the command's): the sample with this judge's verdicts."""
         judge = judge or self.judge
-        js = jg.read_judgements(self.run)
+        js = judging.read_judgements(self.run)
         mine = {}
         others: dict = {}
         for j in sorted(js, key=lambda j: j["at"]):
@@ -54,9 +54,9 @@ class JudgeView:
                   "others": len(others.get(p["page_id"], ()))} for k, p in enumerate(self.pages)]
         prof = profile_of_label(self.positive)
         return {"run": self.run.uri, "iteration": self.iteration, "judge": judge, "ask_name": self.ask_name,
-                "file": jg.judgements_path(self.run), "pages": pages,
+                "file": judging.judgements_path(self.run), "pages": pages,
                 "judged": sum(1 for p in pages if p["verdict"]),
-                "verdicts": list(jg.verdicts(self.positive)), "noun": prof.noun, "question": prof.question,
+                "verdicts": list(judging.verdicts(self.positive)), "noun": prof.noun, "question": prof.question,
                 "criterion": prof.criterion}
 
 
@@ -66,10 +66,10 @@ def judging_order(rows: list[dict]) -> list[dict]:
 
 
 def build_view(run, iteration: int, judge: str, ask_name: bool = False) -> JudgeView:
-    got = jg.read_sample(run, iteration)
+    got = judging.read_sample(run, iteration)
     if got is None:
         raise ValueError(f"iteration {iteration} has no judging sample")
-    return JudgeView(run, iteration, judge, judging_order(got[1]), jg.run_positive(run), ask_name)
+    return JudgeView(run, iteration, judge, judging_order(got[1]), judging.run_positive(run), ask_name)
 
 
 MAX_NAME = 64
@@ -93,7 +93,7 @@ def parse_verdicts(body: bytes, view: JudgeView) -> dict:
     except (UnicodeDecodeError, ValueError) as e:
         raise SaveError(f"the request body is not JSON ({e})") from None
     if not isinstance(data, dict) or not isinstance(data.get("verdicts"), dict) or not data["verdicts"]:
-        raise SaveError('expected a JSON object {"verdicts": {"<page number>": "' + "|".join(jg.verdicts(view.positive))
+        raise SaveError('expected a JSON object {"verdicts": {"<page number>": "' + "|".join(judging.verdicts(view.positive))
                         + '"}}')
     if len(data["verdicts"]) > MAX_VERDICTS:
         raise SaveError(f"at most {MAX_VERDICTS} verdicts per request")
@@ -101,7 +101,7 @@ def parse_verdicts(body: bytes, view: JudgeView) -> dict:
     for k, v in data["verdicts"].items():
         if not (isinstance(k, str) and k.isdigit() and int(k) < len(view.pages)):
             raise SaveError(f"{k!r} is not a page number of this sample")
-        allowed = jg.verdicts(view.positive)
+        allowed = judging.verdicts(view.positive)
         if v not in allowed:
             raise SaveError(f"page {k}: verdict must be one of {', '.join(allowed)}, got {v!r}")
         out[int(k)] = v
@@ -137,8 +137,8 @@ class JudgeServer(AnnotateServer):
         at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         new = [{"page_id": self.view.pages[k]["page_id"], "url": self.view.pages[k]["url"], "verdict": v,
                 "judge": judge, "at": at} for k, v in sorted(verdicts.items())]
-        rows = jg.merge(jg.read_judgements(self.view.run), new)
-        path = jg.write_judgements(self.view.run, rows)
+        rows = judging.merge(judging.read_judgements(self.view.run), new)
+        path = judging.write_judgements(self.view.run, rows)
         self.log(f"saved {len(new)} verdicts")
         state = self.view.state(judge)
         return {"saved": len(new), "file": path, "judged": state["judged"], "total": len(state["pages"])}

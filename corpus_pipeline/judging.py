@@ -54,6 +54,7 @@ Z = 1.959963984540054                      # 95% two-sided
 BANDS = (0.0, 0.1, 0.3, 0.5, 0.7, 0.9)     # lower edges of the score bands (the last band is 0.9-1.0)
 FLAGGED = "uncollected, flagged hosts"
 UNSURE = "unsure"
+JUDGED_SOURCE = "judged"                   # seed rows of pages a person judged positive (judge.add_to_seed)
 
 
 def verdicts(positive: str = "math") -> tuple:
@@ -66,8 +67,9 @@ VERDICTS = verdicts()
 
 def run_positive(run) -> str:
     """The positive label of the profile a run folder was ingested with (its extraction marker's
-    ``profile.name``; a run of an earlier release, or none ingested yet: maths)."""
-    settings = (run.marker(run.path("ingest", "extract")) or {}).get("settings") or {}
+    ``profile.name``; a run of an earlier release, or none ingested yet: maths). ``run``: a run view
+    (``pipeline/runview.py``)."""
+    settings = (run.stage_marker("extract") or {}).get("settings") or {}
     name = settings.get("profile.name") or "math"
     try:
         return get_profile(name).positive
@@ -509,8 +511,8 @@ def judgements_path(run) -> str:
 
 
 def read_judgements(run) -> list[dict]:
-    """Every judgement of the run folder, with the verdicts of its profile (an unreadable line
-    raises InputFileError)."""
+    """Every judgement of the run folder (a run view), with the verdicts of its profile (an unreadable
+    line raises InputFileError)."""
 
     path = judgements_path(run)
     if not run.fs.exists(path):

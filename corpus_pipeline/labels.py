@@ -35,12 +35,3 @@ def load_labels(path: str) -> list[tuple[str, str]]:
     return rows
 
 
-def precision_recall(collected_labels: list[str], math_total: int, positive: str = "math"
-                     ) -> tuple[float | None, float | None]:
-    """True precision among the collected pages labelled ``positive`` or ``non-<positive>`` (a
-    profile's labels; maths by default), and recall against all ``positive`` pages."""
-    labeled = [x for x in collected_labels if x in (positive, "non-" + positive)]
-    math_hit = sum(1 for x in labeled if x == positive)
-    precision = (math_hit / len(labeled)) if labeled else None
-    recall = (math_hit / math_total) if math_total else None
-    return precision, recall

@@ -22,11 +22,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from . import fs as fsmod
+from . import sources
 from .config import Config
 from .errors import NoInputError, UsageError
 from .pipeline.iteration import AWAITING, AWAITING_FILE, MAX_ITERATIONS, SATURATED, seed_digest, stop_reason
 from .pipeline.recipe import Recipe, default_recipe
 from .pipeline.runner import Context, Runner
+from .pipeline.runview import RUN_JSON, STAGES, RunView, stage_entries
 from .pipeline.settings import check_settings
 from .pipeline.stage import StopLoop
 from .runfolder import RunFolder
@@ -74,6 +77,7 @@ class Loop:
         self.recipe = recipe or default_recipe()
         self.recipe.check()
         self.runner = Runner(spark, self.run, cfg, self.recipe, self.inp, log=self.say)
+        self.view = RunView(self.run, stage_entries(self.recipe))
         self._t0 = time.time()
 
     def say(self, msg: str, level: int = 20) -> None:
@@ -94,21 +98,31 @@ class Loop:
             "seed_corpus": self.inp.seed_corpus,
             "seed_digest": seed_digest(Context(self.runner, None, None)),   # a change is checked as a setting
         }
-        path = self.run.path("run.json")
+        path = self.run.path(RUN_JSON)
         old = self.run.read_json(path)
+        stages = stage_entries(self.recipe)       # how report, inspect, annotate and judge find each stage
         if old is None:
             self.run.fs.mkdirs(self.run.uri)
             self.run.write_json(path, {**ident, "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                                       "config": self.cfg.to_dict()})
+                                       "config": self.cfg.to_dict(), STAGES: stages})
             return
         for k in ("inputs", "seed_corpus"):
             if old.get(k) != ident[k]:
                 raise UsageError(f"{self.run.uri} was started with {k}={old.get(k)!r}; this command has "
                                  f"{ident[k]!r}. Use a new --run folder or the original inputs.")
 
+    def _record_stages(self) -> None:
+        """``run.json``'s stage list is this recipe's (a folder from before the list, or a recipe with a stage
+        inserted, once the settings check accepted it)."""
+        path = self.run.path(RUN_JSON)
+        old = self.run.read_json(path) or {}
+        stages = stage_entries(self.recipe)
+        if old.get(STAGES) != stages:
+            self.run.write_json(path, {**old, STAGES: stages})
+
     # ------------------------------------------------------------------ the walk
     def ingest(self):
-        self.say(f"ingest: {len(self.inp.inputs)} input argument(s) -> {self.run.pages}")
+        self.say(f"ingest: {len(self.inp.inputs)} input argument(s) -> {self.view.location('pages')}")
         res = self.runner.walk(self.recipe.ingest)
         last = res[self.recipe.ingest[-1].name]
         self.say(f"ingest: {last.counts.get('pages', '?')} pages kept" + (" (already committed)" if last.skipped
@@ -135,12 +149,13 @@ class Loop:
     def _execute(self) -> LoopOutcome:
         self._check_run_identity()
         self.check_settings()
+        self._record_stages()
         try:
             self.ingest()
         except NoInputError:
             # nothing was read: the run folder is not bound to these inputs (a rerun may name others)
-            if not self.run.is_committed(self.run.pages):
-                self.run.fs.delete(self.run.path("run.json"))
+            if not self.view.committed("pages", exact=True):
+                self.run.fs.delete(self.run.path(RUN_JSON))
             raise
         stop, i = None, 0
         for i in range(1, self.max_iterations + 1):
@@ -169,11 +184,7 @@ def precheck_inputs(inputs: list, run: str, cfg: Config, log: Callable[[str], No
     skipped beside good ones are said here and counted when read.  Nothing is checked when the run
     folder's pages are committed already (a resumed run does not need its inputs again), or when
     the run folder is not local (its inputs are checked where they are read)."""
-    from . import fs as fsmod
-    from . import sources
-
-    rf = RunFolder(run)
-    if not fsmod.is_local(rf.uri) or rf.is_committed(rf.pages):
+    if not fsmod.is_local(run) or RunView(RunFolder(run)).committed("pages", exact=True):
         return
     bad = sources.precheck(list(inputs), cfg.ingest)
     for ref, why in (bad or {}).items():

@@ -257,14 +257,12 @@ class RunFolder:
         self.fs.write_text(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, default=str))
 
 
-def open_existing(uri: str, spark=None, need_pages: bool = False) -> RunFolder:
+def open_existing(uri: str, spark=None) -> RunFolder:
     """The run folder at ``uri`` for a command that reads one (report, annotate, inspect, judge):
-    a UsageError (exit 2) naming it when there is none, or, with ``need_pages``, when its pages are
-    not committed. Commands call it on a local folder before starting a JVM, so a mistyped path
-    costs no Spark start."""
+    a UsageError (exit 2) naming it when there is none (``pipeline.runview.open_view`` also checks
+    its pages). Commands call it on a local folder before starting a JVM, so a mistyped path costs no
+    Spark start."""
     run = RunFolder(uri, spark)
     if not run.fs.exists(run.uri):
         raise UsageError(f"{uri}: no such run folder")
-    if need_pages and not run.is_committed(run.pages):
-        raise UsageError(f"{uri}: not a run folder with ingested pages (no committed {run.pages})")
     return run

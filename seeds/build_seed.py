@@ -4,7 +4,7 @@
 
 Starter seed: the English and Chinese maths documents of the sources in :data:`SOURCES`
 (``text/seed_sources/math_docs.jsonl`` and ``text/web_sources/math_web_en.jsonl.gz``), except
-the parts held out for the development crawl (``corpus_pipeline/devcrawl.py``,
+the parts held out for the development crawl (``devtools/devcrawl.py``,
 ``SEED_HOLDOUT``); markup rendered to plain text with the TeX maths kept
 (``corpus_pipeline.seeds.render_markup``), each cut to at most MAX_CHARS at a paragraph
 boundary, documents under MIN_CHARS dropped.  Background sets (negatives of a language the
@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from corpus_pipeline.devcrawl import held_out_of_seed  # noqa: E402
+from devtools.devcrawl import held_out_of_seed  # noqa: E402
 from corpus_pipeline.seeds import render_markup  # noqa: E402
 
 MAX_CHARS = 12_000

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:            # devtools/ and bench/ (development material outside the package)
+    sys.path.insert(0, str(ROOT))
 DATA_DIR = Path(os.environ.get("CORPUS_PIPELINE_DATA", ROOT.parent / "shared" / "data")).resolve()
 
 # The tests' JVMs (this session's and every CLI process a test starts, which inherit the setting) compile

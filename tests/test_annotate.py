@@ -10,6 +10,7 @@ from corpus_pipeline import annotate as A
 from corpus_pipeline import domains as D
 from corpus_pipeline.config import AnnotateConfig, DomainConfig
 from corpus_pipeline.errors import InputFileError
+import reference
 
 
 def row(host, prefix, pages, collected, examples=None, host_pages=None, host_collected=None, markup=None,
@@ -320,7 +321,7 @@ def test_without_known_any_well_formed_path_is_accepted_and_duplicates_kept_once
 
 
 # ---------------------------------------------------------------- mini-crawl-shaped data
-def minicrawl_shaped_pages(seed: int = 7) -> list[D.PageRef]:
+def minicrawl_shaped_pages(seed: int = 7) -> list[reference.PageRef]:
     """Synthetic URL set shaped like the mini-crawl: maths Q&A sites whose paths mix maths
     (questions) and non-maths (users, tags, help) pages, a pure maths site, non-maths sites.
     Math-labeled pages are collected with some misses; a few non-maths pages are false positives."""
@@ -341,18 +342,18 @@ def minicrawl_shaped_pages(seed: int = 7) -> list[D.PageRef]:
         collected = rng.random() < 0.85 if is_math else rng.random() < 0.03
         # maths pages carry markup; a missed maths page scores just under the threshold, a non-maths one low
         score = rng.uniform(0.5, 1.0) if collected else (rng.uniform(0.15, 0.5) if is_math else rng.uniform(0, 0.08))
-        pages.append(D.PageRef(f"{n:05d}", host, path, collected, f"https://{host}{path}", path, is_math, score))
+        pages.append(reference.PageRef(f"{n:05d}", host, path, collected, f"https://{host}{path}", path, is_math, score))
     return pages
 
 
 def test_minicrawl_shaped_flags_and_proposals():
     pages = minicrawl_shaped_pages()
     dcfg = DomainConfig()
-    doms = {r["host"]: r for r in D.aggregate_domains(pages, dcfg)}
+    doms = {r["host"]: r for r in reference.aggregate_domains(pages, dcfg)}
     flagged = {h for h, r in doms.items() if r["flagged"]}
     assert {"math.stackexchange.com", "mathoverflow.net", "mathworld.example.org"} <= flagged
     assert not flagged & {"news.example.com", "recipes.example.net", "sports.example.org"}
-    rows = D.aggregate_prefixes(pages, flagged, dcfg)
+    rows = reference.aggregate_prefixes(pages, flagged, dcfg)
     marks = A.propose(rows, AnnotateConfig())
     paths = {m.path for m in marks}
     for host in ("math.stackexchange.com", "mathoverflow.net"):
@@ -419,16 +420,16 @@ def test_minicrawl_maths_sites_flagged_and_maths_prefixes_proposed(tmp_path):
             rec = json.loads(line)
             host, path = host_and_path(rec["url"])
             p_collect = {"math": 0.85, "non-math": 0.03}.get(rec["label"], 0.2)
-            pages.append(D.PageRef(page_id(rec["url"]), host, path, rng.random() < p_collect, rec["url"], ""))
+            pages.append(reference.PageRef(page_id(rec["url"]), host, path, rng.random() < p_collect, rec["url"], ""))
     dcfg = DomainConfig()
-    doms = {r["host"]: r for r in D.aggregate_domains(pages, dcfg)}
+    doms = {r["host"]: r for r in reference.aggregate_domains(pages, dcfg)}
     flagged = {h for h, r in doms.items() if r["flagged"]}
     mixed = set(manifest["mixed_math_hosts"])
     assert mixed and mixed <= flagged
     non_math_hosts = {h for h, v in manifest["hosts"].items() if v["category"] == "non-math"}
     assert not flagged & non_math_hosts
 
-    rows = D.aggregate_prefixes(pages, flagged, dcfg)
+    rows = reference.aggregate_prefixes(pages, flagged, dcfg)
     proposed = A.propose(rows, AnnotateConfig())
     top_level = {(m.host, D.path_prefixes(m.prefix, 1)[0]) for m in proposed}
     for host in mixed:
@@ -468,9 +469,9 @@ def test_minicrawl_archive_blog_year_folders_are_not_proposed(tmp_path):
         r = json.loads(line)
         host, path = re.match(r"https?://([^/]+)(/[^?#]*)", r["url"]).groups()
         m = r["label"] == "math"
-        refs.append(D.PageRef(f"{n:06d}", host, path, m, r["url"], "", m, 0.9 if m else 0.02))
+        refs.append(reference.PageRef(f"{n:06d}", host, path, m, r["url"], "", m, 0.9 if m else 0.02))
     blog = "proofsandpuzzles.blog"
-    rows = [r for r in D.aggregate_prefixes(refs, {blog}, DomainConfig()) if r["host"] == blog]
+    rows = [r for r in reference.aggregate_prefixes(refs, {blog}, DomainConfig()) if r["host"] == blog]
     # year and month folders are grouped into the blog's root: never listed, never proposed
     assert not any(re.search(r"/20\d\d/", r["prefix"]) for r in rows)
     root = next(r for r in rows if r["prefix"] == "/")

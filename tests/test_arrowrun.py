@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from corpus_pipeline import arrowrun as A
+from corpus_pipeline.pipeline.runview import RunView
 from corpus_pipeline.runfolder import RunFolder
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
@@ -52,16 +53,14 @@ def finished(spark, tmp_path_factory):
     run = d / "run"
     assert main(["run", "--input", str(d / "crawl" / "warc" / "*.warc.gz"), "--run", str(run),
                  "--benchmarks", str(d / "crawl" / "benchmarks"), "--max-iterations", "1", *SETTINGS]) == 0
-    return RunFolder(str(run))
+    return RunView(RunFolder(str(run)))
 
 
 def test_every_lookup_equals_the_spark_path(spark, finished):
     from corpus_pipeline.spark import annotate_view as V
     from corpus_pipeline.spark import inspect as I
-    from corpus_pipeline.pipeline.recipe import read_output
-
-    rf = RunFolder(finished.uri, spark)
-    run = RunFolder(finished.uri)
+    rf = RunView(RunFolder(finished.uri, spark))
+    run = RunView(RunFolder(finished.uri))
     assert A.collected_samples(run, 1, 0.5, 6) == I.collected_samples(spark, rf, 1, 0.5, 6)
     dup, sdup = A.near_duplicates(run, 8), I.near_duplicates(spark, rf, 8)
     assert dup == sdup and dup["total"] > 0
@@ -69,7 +68,7 @@ def test_every_lookup_equals_the_spark_path(spark, finished):
     con = A.contamination(run, 5, items)
     assert con == I.contamination(spark, rf, 5, items) and con["total"] > 0
     flagged = sorted(A.flagged_domains(run, 1), key=lambda r: r["host"])
-    assert flagged and flagged == sorted((r.asDict() for r in read_output(spark, rf, "domains", 1)
+    assert flagged and flagged == sorted((r.asDict() for r in rf.table(spark, "domains", 1)
                                           .where("flagged").collect()), key=lambda r: r["host"])
     for host in [r["host"] for r in flagged[:3]]:
         for prefix in (None, "/questions/", "/q"):
@@ -106,7 +105,7 @@ def test_lookups_follow_the_commit_marker(finished, tmp_path):
     """A failed attempt's folder beside the committed one is never read; an uncommitted stage is refused."""
     import shutil
 
-    run = RunFolder(str(tmp_path / "run"))
+    run = RunView(RunFolder(str(tmp_path / "run")))
     shutil.copytree(finished.uri, run.uri)
     col = Path(run.path("iter=001", "collected"))
     good = A.collected_samples(run, 1, 0.5, 3)

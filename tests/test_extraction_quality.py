@@ -14,7 +14,7 @@ import pytest
 
 from corpus_pipeline.config import Config
 from corpus_pipeline.extract import Extracted, extract_html
-from corpus_pipeline.extract_quality import evaluate
+from devtools.extract_quality import evaluate
 
 pytestmark = pytest.mark.slow
 F1_SLACK = 0.02

@@ -34,7 +34,7 @@ def aws_env(moto_url, bucket, monkeypatch):
     for k in ("AWS_ENDPOINT_URL_S3", "AWS_REGION", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
         monkeypatch.delenv(k, raising=False)
     # "no session" is the case under test; the same pytest process may hold the Spark tests' classic one
-    monkeypatch.setattr(fsmod, "active_session", lambda: None)
+    monkeypatch.setattr(fsmod, "_SESSION_FS", [])
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """The package's layering, read from the source: pyspark is imported only by the Spark layer
-(``corpus_pipeline/spark/``; ``fs`` re-exports ``HadoopFS``, which reaches Hadoop filesystems through
-the session's JVM), no two modules import each other, directly or around a cycle (imports inside
+(``corpus_pipeline/spark/``, the engine; it registers Hadoop's FileSystem with ``fs``, which knows no Spark),
+the layers import downwards only (see :data:`UPPER`), no two modules import each other, directly or around a cycle (imports inside
 functions count), only ``spark/classic.py`` uses what a Spark Connect session lacks (RDDs, the
 SparkContext, ``SparkFiles``, the py4j gateway, broadcast variables), and an import inside a function
 is there for a reason: a library outside the standard one (loaded only by the code that needs it), the
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "corpus_pipeline"
-PYSPARK_OUTSIDE_SPARK = {"fs.py"}
+PYSPARK_OUTSIDE_SPARK: set = set()
 CLASSIC_ADAPTER = "spark/classic.py"
 # attributes and names only a classic session has (Spark Connect raises on them)
 CLASSIC_ATTRS = {"rdd", "sparkContext", "_jvm", "_jsc", "_jdf", "_jcol", "_gateway", "mapPartitions",
@@ -221,3 +221,86 @@ h = SparkFiles.get("m")
             "import SparkFiles", "SparkFiles"} <= found
     assert [w for line, w in classic_uses(src) if line == 9] == []     # the join hint (line 9) is fine
     assert classic_uses("df.hint('broadcast'); spark.range(3).mapInArrow(f, 'id BIGINT')") == []
+
+
+DEVELOPMENT = {"devtools", "bench", "tests", "reference", "conftest"}
+
+
+def test_the_package_ships_no_development_material():
+    """The development crawl, the extraction-quality reference pages and the tests' reference copies of
+    the Spark logic live outside ``corpus_pipeline`` (``devtools/``, ``tests/reference.py``): the wheel
+    (``[tool.setuptools.packages.find]``) holds the product package only, and no product module imports
+    them."""
+    import tomllib
+
+    from setuptools import find_packages
+
+    root = PKG.parent
+    include = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]["include"]
+    shipped = find_packages(str(root), include=include)
+    assert shipped and all(p == "corpus_pipeline" or p.startswith("corpus_pipeline.") for p in shipped)
+    assert (root / "devtools" / "devcrawl.py").is_file() and not (PKG / "devcrawl.py").exists()
+    known = _modules()
+    offenders = sorted(f"{p.relative_to(PKG)}: {sorted(DEVELOPMENT & _imports(m, p, known)[1])}"
+                       for m, p in known.items() if DEVELOPMENT & _imports(m, p, known)[1])
+    assert offenders == []
+
+
+# The layers, top to bottom: the commands and the driver (cli, commands/, loop, report/, docgen) read and
+# run the recipe (pipeline/: the stages, the runner, the run view); the engine (spark/) applies the pure
+# rules on Spark; everything else (fs, runfolder, sources/, the stages' pure rules, arrowrun's look-ups)
+# is the base, which knows neither the engine nor the recipe.
+UPPER = ("corpus_pipeline.cli", "corpus_pipeline.__main__", "corpus_pipeline.commands", "corpus_pipeline.loop",
+         "corpus_pipeline.report", "corpus_pipeline.docgen")
+RECIPE = "corpus_pipeline.pipeline"
+ENGINE = "corpus_pipeline.spark"
+
+
+def _under(mod: str, pkg: str) -> bool:
+    return mod == pkg or mod.startswith(pkg + ".")
+
+
+def _layer(mod: str) -> int:
+    if any(_under(mod, u) for u in UPPER):
+        return 3
+    if _under(mod, RECIPE):
+        return 2
+    if _under(mod, ENGINE):
+        return 1
+    return 0
+
+
+def test_no_module_imports_a_higher_layer():
+    """The base imports neither the engine nor the recipe (``fs`` gets Hadoop's FileSystem by
+    registration, ``sources`` is handed the master URL, the look-ups share the base's constants); the
+    engine does not import the recipe (the Spark helpers read a run through the run view they are
+    handed); the recipe does not import the commands. Imports inside functions count."""
+    known = _modules()
+    offenders = []
+    for mod, path in sorted(known.items()):
+        for dep in sorted(_imports(mod, path, known)[0]):
+            if _layer(dep) > _layer(mod):
+                offenders.append(f"{path.relative_to(PKG)} imports {dep}")
+    assert offenders == []
+
+
+def test_the_layer_rule_sees_an_upward_import():
+    assert _layer("corpus_pipeline.fs") < _layer("corpus_pipeline.spark.classic") < \
+        _layer("corpus_pipeline.pipeline.runview") < _layer("corpus_pipeline.commands.inspect")
+    assert _layer("corpus_pipeline.sparkhash") == 0 and _layer("corpus_pipeline.report.summary") == 3
+
+
+def test_extractors_use_only_the_public_names_of_extract():
+    """An extractor reaches the shared extraction code through its public functions, not a private
+    ``_name`` of another module."""
+    offenders = []
+    for path in sorted((PKG / "extractors").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for n in ast.walk(tree):
+            if isinstance(n, ast.ImportFrom) and n.module and n.level:
+                offenders += [f"{path.name}: {a.name}" for a in n.names if a.name.startswith("_") and
+                              a.name != "__future__"]
+            elif isinstance(n, ast.Attribute) and n.attr.startswith("_") and not n.attr.startswith("__") \
+                    and isinstance(n.value, ast.Name) and n.value.id != "self":
+                offenders.append(f"{path.name}:{n.lineno}: .{n.attr}")
+    assert offenders == []

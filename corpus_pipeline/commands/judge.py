@@ -20,12 +20,12 @@ from typing import Optional
 from .. import arrowrun
 from .. import fs as fsmod
 from .. import judge_web as web
-from .. import judging as jg
+from .. import judging
 from ..annotate_web import serve_until_interrupted
 from ..errors import InputFileError, UsageError
 from ..jsonl import iter_jsonl
-from ..pipeline.recipe import stage_path
-from ..runfolder import open_existing
+from ..pipeline.runview import open_view
+from ..report import write_report
 
 
 def add_arguments(p) -> None:
@@ -65,7 +65,7 @@ def plan(args, cfg) -> list[str]:
 
 
 def _iteration(run, wanted):
-    its = [i for i in run.iterations() if run.is_committed(stage_path(run, "collected", i))]
+    its = [i for i in run.iterations() if run.committed("collected", i)]
     if wanted is not None:
         return wanted if wanted in its else None
     return its[-1] if its else None
@@ -77,7 +77,7 @@ def ensure_sample(spark, run, i: int, random_seed: int, margin: float, uncollect
 
     from ..spark import judge_sample as js
 
-    path = run.iteration(i, jg.SAMPLE_STAGE)
+    path = run.iteration(i, judging.SAMPLE_STAGE)
     config = {"seed": random_seed, "margin": margin, "uncollected": uncollected}
     # judged pages the iteration's seed trained on (judge.add_to_seed) are left out of the frame
     exclude = js.judged_seed_pages(spark, run, i)
@@ -87,18 +87,18 @@ def ensure_sample(spark, run, i: int, random_seed: int, margin: float, uncollect
     m = run.marker(path)
     if m is not None and m.get("config") == config:
         return m["counts"]
-    key = ((run.marker(stage_path(run, "domains", i)) or {}).get("config") or {}).get("key", "host")
+    key = ((run.stage_marker("domains", i) or {}).get("config") or {}).get("key", "host")
 
     def build(attempt: str) -> dict:
         df = js.frame(spark, run, i, key, exclude if n_excluded else None).cache()
         try:
             counts = js.strata_counts(df)
-            sizes = jg.allocate(counts, margin, uncollected)
+            sizes = judging.allocate(counts, margin, uncollected)
             rows = js.draw_sample(df, random_seed, sizes, counts)
         finally:
             df.unpersist()
         run.fs.mkdirs(attempt)
-        run.fs.write_text(fsmod.join(attempt, jg.SAMPLE_FILE),
+        run.fs.write_text(fsmod.join(attempt, judging.SAMPLE_FILE),
                           "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in rows))
         strata = {h: dict(c, k=sizes.get(h, 0)) for h, c in counts.items()}
         out = {"seed": random_seed, "margin": margin, "strata": strata, "pages": len(rows)}
@@ -113,7 +113,7 @@ def ensure_sample(spark, run, i: int, random_seed: int, margin: float, uncollect
 def sample_drawn(run, i: int, random_seed: int, margin: float, uncollected) -> bool:
     """The iteration's sample is committed with these settings (and the same judged seed pages left
     out): read from its marker and the seed table with pyarrow, no JVM."""
-    m = run.marker(run.iteration(i, jg.SAMPLE_STAGE))
+    m = run.marker(run.iteration(i, judging.SAMPLE_STAGE))
     if m is None:
         return False
     config = {"seed": random_seed, "margin": margin, "uncollected": uncollected}
@@ -133,7 +133,6 @@ def last_details(run) -> Optional[dict]:
 
 
 def run(args, cfg) -> int:
-    from ..report import write_report
     from ..spark.session import get_spark
 
     if not 0 < args.margin < 0.5:
@@ -145,23 +144,23 @@ def run(args, cfg) -> int:
     spark = None
     if not arrowrun.readable(args.run):
         spark = get_spark(cfg.spark, quiet=True, run=args.run)      # a run folder only Hadoop reads
-    run_folder = open_existing(args.run, spark)                       # before any JVM
+    run_folder = open_view(args.run, spark)                       # before any JVM
     i = _iteration(run_folder, args.iteration)
     if i is None:
         which = f"iteration {args.iteration}" if args.iteration is not None else "any iteration"
         print(f"judge: {args.run} has no committed collection in {which}; nothing to sample", file=sys.stderr)
         return 1
     random_seed = cfg.loop.random_seed if args.seed is None else args.seed
-    judgements = jg.read_judgements(run_folder)
+    judgements = judging.read_judgements(run_folder)
     if args.import_file:
         new = []
         for n, obj in iter_jsonl(args.import_file):
             try:
-                new.append(jg.check_judgement(obj, "judgement", jg.run_positive(run_folder)))
+                new.append(judging.check_judgement(obj, "judgement", judging.run_positive(run_folder)))
             except ValueError as e:
                 raise InputFileError(args.import_file, str(e), n) from None
-        merged = jg.merge(judgements, new)
-        jg.write_judgements(run_folder, merged)
+        merged = judging.merge(judgements, new)
+        judging.write_judgements(run_folder, merged)
         print(f"judge: imported {len(merged) - len(judgements)} new judgements from {args.import_file} "
               f"({len(new) - (len(merged) - len(judgements))} already there)")
         judgements = merged
@@ -172,13 +171,13 @@ def run(args, cfg) -> int:
         print(f"judge: exported {len(judgements)} judgements to {args.export_file}")
     if spark is None and not sample_drawn(run_folder, i, random_seed, args.margin, args.uncollected):
         spark = get_spark(cfg.spark, quiet=True, run=args.run)      # drawing a sample: a Spark job
-        run_folder = open_existing(args.run, spark)
+        run_folder = open_view(args.run, spark)
     if spark is not None:
         ensure_sample(spark, run_folder, i, random_seed, args.margin, args.uncollected)
     if args.serve:
         serve(args, run_folder, i, spark)
-        judgements = jg.read_judgements(run_folder)
-    est = jg.iteration_estimates(run_folder, i, jg.page_verdicts(judgements))
+        judgements = judging.read_judgements(run_folder)
+    est = judging.iteration_estimates(run_folder, i, judging.page_verdicts(judgements))
     _print_state(i, est)
     # without Spark the report's numbers and estimates are rebuilt from the markers and judgements, and
     # its details (sample pages, near duplicates, ...: from tables judging never changes) kept as they were

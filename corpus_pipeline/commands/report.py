@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 from .. import fs as fsmod
-from ..runfolder import RunFolder, open_existing
+from ..pipeline.runview import RunView, open_view
+from ..report import write_report
+from ..runfolder import RunFolder
 
 
 def add_arguments(p) -> None:
@@ -15,19 +17,17 @@ def plan(args, cfg) -> list[str]:
 
 
 def run(args, cfg) -> int:
-    from ..report import write_report
-
     spark = None
     if not fsmod.is_local(args.run):
         from ..spark.session import get_spark
 
         spark = get_spark(cfg.spark, run=args.run)
-    run = open_existing(args.run, spark)
-    if spark is None and run.is_committed(run.pages):
+    run = open_view(args.run, spark)
+    if spark is None and run.committed("pages"):
         from ..spark.session import get_spark
 
         spark = get_spark(cfg.spark, quiet=True, run=args.run)      # sample pages, duplicates, languages come from the tables
-        run = RunFolder(args.run, spark)
+        run = RunView(RunFolder(args.run, spark))
     write_report(run, echo=print)
     print(f"report: {run.report_dir}/index.html")
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 from .. import scratch
 from ..labels import load_labels
 from ..pipeline.stage import Stage
+from ..report import write_report
 from ..runfolder import RunFolder
 from ..seeds import check_seed_source
 from ..sources import check_shared, check_shared_run
@@ -65,7 +66,6 @@ def plan(args, cfg) -> list[str]:
 
 def run(args, cfg) -> int:
     from ..loop import AWAITING, Loop
-    from ..report import write_report
     from ..spark.session import get_spark
 
     if args.labels:

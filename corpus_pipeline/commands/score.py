@@ -14,7 +14,7 @@ import json
 import os
 import time
 
-from .. import classify as C
+from .. import classify
 from .. import fs as fsmod
 from .. import scratch
 from ..classifiers import for_config
@@ -48,13 +48,13 @@ def _model_path(model: str, cfg) -> str:
         p = fsmod.local_path(model)
         if os.path.isfile(p):
             return p
-        f = os.path.join(p, C.MODEL_FILE)
+        f = os.path.join(p, classify.MODEL_FILE)
         if not os.path.isfile(f):
-            raise InputFileError(model, f"no {C.MODEL_FILE} here (train one with `corpus-pipeline train`)")
+            raise InputFileError(model, f"no {classify.MODEL_FILE} here (train one with `corpus-pipeline train`)")
         return f
     from ..spark.session import get_spark
 
-    return C.model_local_path(model, get_spark(cfg.spark))
+    return classify.model_local_path(model, get_spark(cfg.spark))
 
 
 def _open_out(path: str):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from .. import classify as C
+from .. import classify
 from .. import fs as fsmod
 from .. import scratch
 from ..classifiers import label_of
@@ -50,7 +50,7 @@ def run(args, cfg) -> int:
     t0 = time.perf_counter()
 
     with scratch.scope():
-        m = C.train_and_evaluate(pos, neg, cfg.classifier, seed, model_dir=args.out, spark=spark,
+        m = classify.train_and_evaluate(pos, neg, cfg.classifier, seed, model_dir=args.out, spark=spark,
                                  label=label_of(profile_of(cfg).positive))
 
     def f(x):

@@ -1,11 +1,12 @@
-"""``trafilatura``: the maths rewrite on trafilatura's lxml tree, then trafilatura 2.x (``extract.py``)."""
+"""``trafilatura``: the maths rewrite on trafilatura's lxml tree, then trafilatura 2.x
+(:func:`corpus_pipeline.extract.trafilatura_extract`)."""
 from __future__ import annotations
 
-from .. import extract as _ex
+from ..extract import trafilatura_extract
 
 
 class TrafilaturaExtractor:
     name = "trafilatura"
 
     def extract(self, html: str, url: str, favor: str = "default"):
-        return _ex._extract(html, url, favor)
+        return trafilatura_extract(html, url, favor)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from . import codetext as C
+from . import codetext
 from . import textgen as T
 from .formulas import TOPICS
 from .benchmark import Planter
@@ -192,17 +192,17 @@ class _Gen:
             return T.general(r, kind)
         if kind == "profile":
             return T.user_profile(r, MATH_TAGS if site.category == "mixed-math" else
-                                  C.CODE_TAGS if site.category in CODE_CATEGORIES else OTHER_TAGS)
+                                  codetext.CODE_TAGS if site.category in CODE_CATEGORIES else OTHER_TAGS)
         if kind == "tags":
-            return T.tag_page(r, C.CODE_TAGS if site.category in CODE_CATEGORIES else MATH_TAGS)
+            return T.tag_page(r, codetext.CODE_TAGS if site.category in CODE_CATEGORIES else MATH_TAGS)
         if kind == "help":
             return T.help_page(r)
         if kind == "dept_news":
             return T.dept_news(r)
         if kind == "book_review":
             return T.book_review(r, topic)
-        if kind in C.DOCS:                  # the code sites' pages
-            return C.DOCS[kind](r)
+        if kind in codetext.DOCS:                  # the code sites' pages
+            return codetext.DOCS[kind](r)
         raise ValueError(f"unknown document kind {kind!r}")
 
     def _related(self, site: Site) -> list[str]:
@@ -212,7 +212,7 @@ class _Gen:
                     f"{r.choice(T.TOPIC_WORDS[r.choice(TOPICS)])}{r.choice(['?', ' claim', ' exercise', ''])}"
                     for _ in range(r.randint(3, 6))]
         if site.category in CODE_CATEGORIES:
-            return C.related(r)
+            return codetext.related(r)
         return [f"{r.choice(['Top', 'Why', 'New', 'Guide:', 'Best'])} {r.choice(T.CITIES)} "
                 f"{r.choice(['picks', 'update', 'story', 'notes', 'results'])}" for _ in range(r.randint(3, 6))]
 

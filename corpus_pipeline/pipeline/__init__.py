@@ -9,6 +9,8 @@
   output.
 * :mod:`.settings`: the settings check of a rerun (refuse, or ``--recompute``
   from the first changed stage).
+* :mod:`.runview`: one way to read a run after the fact (report, inspect, annotate,
+  judge): stages by name, from the stage list the loop records in ``run.json``.
 * :mod:`.ingest`, :mod:`.iteration`, :mod:`.final`: the stages of the recipe;
   their per-row and per-table work is in :mod:`corpus_pipeline.spark`.
 """

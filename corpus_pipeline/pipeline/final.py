@@ -12,7 +12,7 @@ import dataclasses
 import json
 from typing import Optional
 
-from .. import canaries as C
+from .. import canaries
 from .. import schemas
 from ..errors import UsageError
 from ..profiles import for_config as profile_of
@@ -46,13 +46,13 @@ def decontam_config(ctx):
     return cfg
 
 
-def _record(ctx, canaries: bool = False) -> dict:
+def _record(ctx, with_canaries: bool = False) -> dict:
     """What a final stage's marker records of the settings; ``decontam.canaries`` only for the canaries
     stage (the number of planted copies changes neither the contamination rows nor the corpus)."""
     cfg = ctx.cfg
     decon = None
     if benchmarks_dir(ctx):
-        decon = {k: v for k, v in cfg.section("decontam").items() if canaries or k != "canaries"}
+        decon = {k: v for k, v in cfg.section("decontam").items() if with_canaries or k != "canaries"}
     out = {"last_iteration": ctx.last_iteration, "benchmarks": benchmarks_dir(ctx), "decontam": decon}
     if benchmarks_dir(ctx):
         out["rules"] = RULES
@@ -204,14 +204,14 @@ class Canaries(FinalStage):
         n = int(cfg.canaries)
         bm, index = loaded_benchmarks(ctx)
         corpus_df = ctx.read("corpus")
-        want = n * len(C.KINDS)
+        want = n * len(canaries.KINDS)
         pool = sparkdecontam.seeded_sample(corpus_df, want, CANARY_SEED)
         generic: dict = {}
-        rows = C.run(pool, bm, index, cfg, n, seed=CANARY_SEED, generic=generic)
+        rows = canaries.run(pool, bm, index, cfg, n, seed=CANARY_SEED, generic=generic)
         df = ctx.spark.createDataFrame([tuple(vars(r).values()) for r in rows] or [], schemas.CANARIES)
         ctx.write_table(df, staging, self.schema)
-        return {"rows": len(rows), "pages_sampled": len(pool), "per_kind": n, "kinds": C.summary(rows),
-                "measures": C.MEASURES, "items_generic": generic}
+        return {"rows": len(rows), "pages_sampled": len(pool), "per_kind": n, "kinds": canaries.summary(rows),
+                "measures": canaries.MEASURES, "items_generic": generic}
 
     def done(self, ctx, result) -> None:
         kinds = (result.counts or {}).get("kinds") or {}

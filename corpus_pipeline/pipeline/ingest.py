@@ -37,6 +37,7 @@ from ..ingest import LANG_PREFIX, SHOWN_FILES, STAT_KEYS, no_input_message, no_p
 from ..profiles import for_config as profile_of
 from ..sources import resolve
 from ..spark import ingest as sparkingest
+from ..spark.classic import master as master_of
 from ..spark.io import write_counted
 from .stage import INGEST, Stage, TableStage
 
@@ -109,7 +110,7 @@ class Extract(Stage):
             log(f"[skip] {run._rel(base)} already committed")
             return done
         inputs = list(ctx.inputs.inputs)
-        refs = list(dict.fromkeys(resolve(inputs, cfg.ingest, ctx.spark)))   # a file named twice is read once
+        refs = list(dict.fromkeys(resolve(inputs, cfg.ingest, ctx.spark, master=master_of(ctx.spark))))  # once each
         if not refs:
             raise UsageError("ingest: no input")
         log(f"[ingest] {len(refs)} WARC file(s), {cfg.ingest.files_per_task} per task")

@@ -13,9 +13,9 @@ from __future__ import annotations
 import hashlib
 from typing import Optional
 
-from .. import annotate as ann
+from .. import annotate
 from .. import fs as fsmod
-from .. import judging as jg
+from .. import judging
 from .. import schemas
 from ..classifiers import label_of
 from ..profiles import for_config as profile_of
@@ -114,7 +114,7 @@ class Seed(TableStage):
         new = df.where(f"added_in = {ctx.i}")
         out = {"seed_positives": df.count(), "seed_added": new.count(), "seed_under_marks": int(n_under)}
         if add_judged:                         # pages judged maths that joined now (not under marks)
-            out["seed_added_judged"] = new.where(f"source = '{sparkiteration.JUDGED_SOURCE}'").count()
+            out["seed_added_judged"] = new.where(f"source = '{judging.JUDGED_SOURCE}'").count()
         if ctx.labels() is not None:           # evaluation only: labels never feed a decision
             prof = profile_of(ctx.cfg)
             out.update(sparkdomains.addition_label_counts(new, pages, ctx.labels(), prof.positive, prof.negative))
@@ -165,7 +165,7 @@ def seed_digest(ctx) -> Optional[str]:
 def with_judged(ctx, i: int, pages, seed) -> tuple:
     """``seed`` plus the pages judged positive (the profile's label, by majority verdict) not in it yet
     (judge.add_to_seed), and what the marker records of the judgements read (through the run folder's fs)."""
-    verdicts = jg.page_verdicts(jg.read_judgements(ctx.run))
+    verdicts = judging.page_verdicts(judging.read_judgements(ctx.view))
     positive = profile_of(ctx.cfg).positive
     maths = sorted(p for p, v in verdicts.items() if v == positive)
     merged, _ = sparkiteration.grow_seed(seed, sparkiteration.judged_seed_rows(ctx.spark, pages, maths, i))
@@ -175,7 +175,7 @@ def with_judged(ctx, i: int, pages, seed) -> tuple:
 
 def read_marks(ctx, i: int) -> list:
     """The committed marks of iteration ``i``."""
-    return ann.read_marks(fsmod.join(ctx.location("annotations", i), ann.MARKED), None)
+    return annotate.read_marks(fsmod.join(ctx.location("annotations", i), annotate.MARKED), None)
 
 
 class Model(Stage):
@@ -378,28 +378,28 @@ class Annotations(Stage):
             return done
         # the worksheet's domains: the top annotate.worksheet_max_domains by impact (ranked in Spark)
         rows, n_hosts = sparkdomains.top_prefix_rows(ctx.read("prefixes"), cfg.annotate.worksheet_max_domains)
-        rows = ann.without_rejected(rows, previous_rejections(ctx))   # a rejected prefix is not asked again
+        rows = annotate.without_rejected(rows, previous_rejections(ctx))   # a rejected prefix is not asked again
         previous = previous_marks(ctx)
         known = {(r["host"], r["prefix"]) for r in rows} | {(m.host, m.prefix) for m in previous}
         awaiting_path = fsmod.join(adir, AWAITING_FILE)
-        marked_path = fsmod.join(adir, ann.MARKED)
+        marked_path = fsmod.join(adir, annotate.MARKED)
         mode = ctx.inputs.annotate
         if mode == "manual":
             if run.fs.exists(awaiting_path):
-                marks = ann.read_marks(marked_path, known)      # raises before any side effect
+                marks = annotate.read_marks(marked_path, known)      # raises before any side effect
                 run.fs.delete(awaiting_path)
             else:
                 run.fs.mkdirs(adir)
-                ann.write_worksheet(adir, rows, previous, ctx.i, cfg=cfg.annotate)
+                annotate.write_worksheet(adir, rows, previous, ctx.i, cfg=cfg.annotate)
                 run.write_json(awaiting_path, {"iteration": ctx.i, "marked_file": marked_path})
                 raise StopLoop(AWAITING, marked_path)
         else:
-            proposed = ann.propose(rows, cfg.annotate)
+            proposed = annotate.propose(rows, cfg.annotate)
             carried = {(m.host, m.prefix) for m in previous}
             marks = list(previous) + [m for m in proposed if (m.host, m.prefix) not in carried]
             run.fs.mkdirs(adir)
-            ann.write_worksheet(adir, rows, marks, ctx.i, cfg=cfg.annotate)
-            marks = ann.read_marks(marked_path, known)
+            annotate.write_worksheet(adir, rows, marks, ctx.i, cfg=cfg.annotate)
+            marks = annotate.read_marks(marked_path, known)
         by: dict = {}
         for m in marks:
             by[m.decided_by] = by.get(m.decided_by, 0) + 1
@@ -417,7 +417,7 @@ def previous_marks(ctx) -> list:
     """The marks of the last committed annotations before this iteration, carried forward."""
     for j in range(ctx.i - 1, 0, -1):
         if ctx.committed("annotations", j):
-            return [ann.carried(m) for m in read_marks(ctx, j)]
+            return [annotate.carried(m) for m in read_marks(ctx, j)]
     return []
 
 
@@ -426,5 +426,5 @@ def previous_rejections(ctx) -> set:
     out = set()
     for j in range(1, ctx.i):
         if ctx.committed("annotations", j):
-            out.update((m.host, m.prefix) for m in ann.read_rejections(ctx.location("annotations", j)))
+            out.update((m.host, m.prefix) for m in annotate.read_rejections(ctx.location("annotations", j)))
     return out

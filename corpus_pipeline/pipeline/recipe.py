@@ -15,9 +15,6 @@ and classification::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
-
-from ..spark.io import read_table
 
 from .final import Canaries, Contamination, Corpus
 from .ingest import Extract, ExactDedup, NearDedup, Pages, PagesDuplicates, PagesSkips, UrlDedup
@@ -111,18 +108,3 @@ class Recipe:
             missing = [r for r in s.reads if r not in provided]
             if missing:
                 raise ValueError(f"recipe: stage {s.name} reads {', '.join(missing)}, which no stage provides")
-
-
-_DEFAULT = default_recipe()
-
-
-def stage_path(run, name: str, i: Optional[int] = None) -> str:
-    """Where the default recipe's stage ``name`` (of iteration ``i``) lives in ``run``: for the commands
-    that read a run folder (report, inspect, annotate, judge); the stages themselves use ``ctx``."""
-    return _DEFAULT[name].location(run, i)
-
-
-def read_output(spark, run, name: str, i: Optional[int] = None):
-    """The committed table of the default recipe's stage ``name`` (of iteration ``i``), with its schema."""
-    stage = _DEFAULT[name]
-    return read_table(spark, run.data(stage.location(run, i)), stage.schema)

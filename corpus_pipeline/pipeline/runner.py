@@ -21,6 +21,7 @@ from ..runfolder import RunFolder, StageResult
 from ..spark.io import read_table, write_table
 from ..spark.progress import product_stage, stage_label
 from .recipe import Recipe
+from .runview import RunView, stage_entries
 from .stage import FINAL, INGEST, ITERATION, Stage
 
 _RANK = {INGEST: 0, ITERATION: 1, FINAL: 2}
@@ -143,6 +144,12 @@ class Context:
 
     def say(self, msg: str) -> None:
         self.runner.log(msg)
+
+    @property
+    def view(self):
+        """The run folder read by stage name through this runner's recipe (what report, inspect, annotate
+        and judge read it with)."""
+        return RunView(self.run, stage_entries(self.runner.recipe))
 
     def _here(self) -> Optional[tuple]:
         return self.runner._key(self.stage, self.i) if self.stage is not None else None

@@ -1,6 +1,8 @@
 """The Markdown summary printed at the end of a run."""
 from __future__ import annotations
 
+from .html import FINAL_CORPUS, _decon_sentence
+
 
 def _p(x, pct=False) -> str:
     if x is None:
@@ -38,8 +40,6 @@ def render_markdown(s: dict) -> str:
         if j.get("stopping"):
             lines.append(j["stopping"])
     f = s.get("final") or {}
-    from .html import FINAL_CORPUS, _decon_sentence
-
     if f.get("pages") is not None:         # no final corpus yet (a run waiting for marks): no line
         lines += ["", f"final corpus ({FINAL_CORPUS}/): {f['pages']:,} pages, {f.get('tokens') or 0:,} tokens of the "
                       f"final text; {_decon_sentence(f)}"]

@@ -8,12 +8,14 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-from .. import annotate as ann
+from .. import annotate
 from .. import fs as fsmod
-from .. import judging as jg
-from ..pipeline.recipe import stage_path
+from .. import judging
+from ..pipeline.runview import RunView
 from ..runfolder import RunFolder
 from .card import write_card
+from .html import render_html
+from .markdown import render_markdown
 
 
 def _classifier(m: dict) -> dict:
@@ -23,12 +25,12 @@ def _classifier(m: dict) -> dict:
 def _marks(run: RunFolder, i: int) -> tuple[list, list]:
     """Marks of iteration i (path, who put it there, who first decided, since) and its rejections."""
 
-    adir = stage_path(run, "annotations", i)
+    adir = run.location("annotations", i)
     if not run.is_committed(adir):
         return [], []
     try:
-        marks = ann.read_marks(fsmod.join(adir, ann.MARKED), None, getattr(run, "_spark", None))
-        rejected = ann.read_rejections(adir, None, getattr(run, "_spark", None))
+        marks = annotate.read_marks(fsmod.join(adir, annotate.MARKED), None, getattr(run, "_spark", None))
+        rejected = annotate.read_rejections(adir, None, getattr(run, "_spark", None))
     except Exception:  # noqa: BLE001 - a report never fails on a file a person edited; counts stay
         return [], []
     return ([{"path": m.path, "decided_by": m.decided_by, "first_decided_by": m.first_decider, "since": m.since}
@@ -39,30 +41,31 @@ def _judging(run: RunFolder) -> tuple[dict, dict]:
     """(page verdicts, the run's judging summary) from RUN/judgements (empty when nobody judged)."""
 
     try:
-        js = jg.read_judgements(run)
+        js = judging.read_judgements(run)
     except Exception as e:  # noqa: BLE001 - a report never fails on a file people add to
         return {}, {"judgements": 0, "error": str(e)}
-    return jg.page_verdicts(js), {"judgements": len(js), "pages": len({j["page_id"] for j in js}),
-                                  "judges": sorted({j["judge"] for j in js}), "agreement": jg.cohen_kappa(js),
-                                  "file": jg.judgements_path(run) if js else None}
+    return judging.page_verdicts(js), {"judgements": len(js), "pages": len({j["page_id"] for j in js}),
+                                  "judges": sorted({j["judge"] for j in js}), "agreement": judging.cohen_kappa(js),
+                                  "file": judging.judgements_path(run) if js else None}
 
 
 def build_summary(run: RunFolder) -> dict:
+    run = RunView.of(run)               # stages by name, from the recipe the run was built with
     iterations = []
-    verdicts, judging = _judging(run)
-    nums = [i for i in run.iterations() if run.is_committed(stage_path(run, "collected", i))]
+    verdicts, judging_summary = _judging(run)
+    nums = [i for i in run.iterations() if run.committed("collected", i)]
     for i in nums:
-        col = run.counts(stage_path(run, "collected", i))
-        seed = run.counts(stage_path(run, "seed", i))
-        nxt = run.counts(stage_path(run, "seed", i + 1))
-        model = run.counts(stage_path(run, "model", i))
-        dom = run.counts(stage_path(run, "domains", i))
-        ev = run.marker(stage_path(run, "eval", i))
-        ann = run.counts(stage_path(run, "annotations", i))
-        scores = run.counts(stage_path(run, "scores", i))
-        chosen = (run.marker(stage_path(run, "collected", i)) or {}).get("settings") or {}
+        col = run.stage_counts("collected", i)
+        seed = run.stage_counts("seed", i)
+        nxt = run.stage_counts("seed", i + 1)
+        model = run.stage_counts("model", i)
+        dom = run.stage_counts("domains", i)
+        ev = run.stage_marker("eval", i)
+        marked = run.stage_counts("annotations", i)
+        scores = run.stage_counts("scores", i)
+        chosen = (run.stage_marker("collected", i) or {}).get("settings") or {}
         marks, rejected = _marks(run, i)
-        est = jg.iteration_estimates(run, i, verdicts)
+        est = judging.iteration_estimates(run, i, verdicts)
         iterations.append({
             "iteration": i,
             "collected_pages": col.get("collected_pages", 0),
@@ -81,8 +84,8 @@ def build_summary(run: RunFolder) -> dict:
             # extensions
             "domains": dom.get("domains"),
             "top_flagged_domains": dom.get("top_flagged", []),
-            "marked_prefixes": ann.get("marked", []),
-            "marks_decided_by": ann.get("decided_by", {}),
+            "marked_prefixes": marked.get("marked", []),
+            "marks_decided_by": marked.get("decided_by", {}),
             "marks": marks,
             "rejected_prefixes": rejected,
             "score_histogram": scores.get("histogram", []),
@@ -102,15 +105,15 @@ def build_summary(run: RunFolder) -> dict:
         iterations[0]["drift_warning"] = False
     added = [it["seed_added_judged"] for it in iterations if "seed_added_judged" in it]
     if added:                              # judge.add_to_seed was set when a seed was grown
-        judging["added_to_seed"] = sum(added)
+        judging_summary["added_to_seed"] = sum(added)
     excluded = {it["iteration"]: it["judging"]["excluded_seed_pages"] for it in iterations
                 if (it.get("judging") or {}).get("excluded_seed_pages")}
     if excluded:                           # judged seed pages left out of those iterations' sample frames
-        judging["excluded_seed_pages"] = excluded
+        judging_summary["excluded_seed_pages"] = excluded
     state = run.read_json(run.path("loop.json"), {}) or {}
-    fin = run.counts(stage_path(run, "corpus")) if run.is_committed(stage_path(run, "corpus")) else {}
-    canaries = run.counts(stage_path(run, "canaries")) if run.is_committed(stage_path(run, "canaries")) else None
-    pages = run.marker(run.pages) or {}
+    fin = run.stage_counts("corpus")
+    canaries = run.stage_counts("canaries") if run.committed("canaries") else None
+    pages = run.stage_marker("pages", exact=True) or {}        # the ingest counts (a filter after it: its own)
     summary = {
         "iterations": iterations,
         "stopped_because": state.get("stopped_because"),
@@ -136,7 +139,7 @@ def build_summary(run: RunFolder) -> dict:
         # final.extractor: pages re-extracted, and why the others kept their bulk text
         "reextraction": fin.get("reextraction"),
         # judgements of sampled pages (`corpus-pipeline judge`): how many, by whom, their agreement
-        "judging": judging,
+        "judging": judging_summary,
     }
     return summary
 
@@ -147,12 +150,10 @@ def write_report(run: RunFolder, echo: Optional[callable] = None, spark=None,
     folder's own) the report also shows sample pages, mark growth, near duplicates, decontamination
     removals and languages (``details``, read from the tables); without one, ``details`` when given
     (``judge`` keeps the last report's: judging changes no table)."""
-    from .html import render_html
-    from .markdown import render_markdown
-
+    run = RunView.of(run)
     summary = build_summary(run)
     spark = spark if spark is not None else getattr(run, "_spark", None)
-    if spark is not None and run.is_committed(run.pages):
+    if spark is not None and run.committed("pages"):
         from ..spark.report_details import collect_details
 
         summary["details"] = collect_details(spark, run)

@@ -94,13 +94,14 @@ def check_shared_run(run: str, master: Optional[str], cfg) -> None:
                      f"--set ingest.shared_local_paths=true.")
 
 
-def resolve(inputs: list[str], cfg, spark=None, list_hadoop: bool = True) -> list[str]:
+def resolve(inputs: list[str], cfg, spark=None, list_hadoop: bool = True, master: Optional[str] = None
+            ) -> list[str]:
     """Expand SRC arguments into file references, in input order, without duplicates.
 
     ``cfg`` is the :class:`~config.IngestConfig`.  Hadoop URIs are listed through
     ``spark``'s JVM (the active session when None); ``list_hadoop=False`` keeps
-    them as given (a dry run, no JVM).  With ``spark``, local references are
-    refused for a non-local master (:func:`check_shared`).
+    them as given (a dry run, no JVM).  With ``master`` (the session's master URL),
+    local references are refused for a non-local master (:func:`check_shared`).
     """
     if not inputs:
         raise UsageError("ingest: no --input given")
@@ -128,10 +129,7 @@ def resolve(inputs: list[str], cfg, spark=None, list_hadoop: bool = True) -> lis
                 out.append(r)
     for scheme in sorted({hadoop.scheme(r) for r in out if kind(r) == "hadoop"}):
         hadoop.check_readable(next(r for r in out if hadoop.scheme(r) == scheme))
-    if spark is not None:
-        from ..spark.classic import master as master_of
-
-        master = master_of(spark)
+    if master is not None:
         if not is_local_master(master) and not cfg.shared_local_paths:
             bad = [r for r in out if kind(r) == "local"]
             if bad:

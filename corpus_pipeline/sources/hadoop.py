@@ -1,7 +1,7 @@
 """WARCs on any Hadoop filesystem: ``hdfs://``, ``gs://``, ``abfs(s)://``, ``viewfs://``, ``file://``, ...
 
 Listing and globbing happen on the driver through Hadoop's ``FileSystem`` API
-in the SparkSession's JVM (:class:`fs.HadoopFS`, py4j), so a scheme works
+in the SparkSession's JVM (``spark/classic.py``'s ``HadoopFS.files``, py4j), so a scheme works
 whenever the cluster's Hadoop configuration has its connector, and
 ``hdfs:///crawl/*.warc.gz`` is expanded against ``fs.defaultFS`` into fully
 qualified URIs (``hdfs://namenode:8020/crawl/...``).  Without a classic
@@ -32,7 +32,8 @@ import subprocess
 from typing import BinaryIO
 
 from ..errors import UsageError
-from ..fs import ArrowFS, HadoopFS, classic_session
+from .. import fs as fsmod
+from ..fs import ArrowFS
 from .stream import Body
 
 PYARROW_SCHEMES = frozenset({"file", "hdfs", "viewfs", "gs", "gcs", "abfs", "abfss"})
@@ -58,37 +59,11 @@ def _is_warc(name: str, suffixes) -> bool:
 def resolve(src: str, suffixes, spark=None) -> list[str]:
     """Qualified URIs named by ``src``: an explicit file whatever its name; folders
     (recursive) and globs contribute files with a WARC suffix.  Empty: nothing matched."""
-    session = classic_session(spark)
-    if session is None:
+    hfs = fsmod.session_fs(spark)
+    if hfs is None:
         return _resolve_arrow(src, suffixes)
     try:
-        hfs = HadoopFS(session)
-    except RuntimeError as e:
-        raise UsageError(f"{src}: listing a Hadoop URI needs a SparkSession ({e})") from e
-    try:
-        fs = hfs._fs(src)
-        path = hfs._path(src)
-        if any(c in src.split("://", 1)[-1] for c in _GLOB_CHARS):
-            statuses = fs.globStatus(path) or []
-        elif fs.exists(path):
-            statuses = [fs.getFileStatus(path)]
-            if not statuses[0].isDirectory():
-                return [_qualified(statuses[0].getPath().toString())]
-        else:
-            return []
-        out: list[str] = []
-        for st in sorted(statuses, key=lambda s: s.getPath().toString()):
-            if st.isDirectory():
-                found = []
-                it = fs.listFiles(st.getPath(), True)
-                while it.hasNext():
-                    p = it.next().getPath()
-                    if _is_warc(p.getName(), suffixes):
-                        found.append(_qualified(p.toString()))
-                out.extend(sorted(found))
-            elif _is_warc(st.getPath().getName(), suffixes):
-                out.append(_qualified(st.getPath().toString()))
-        return out
+        return [_qualified(p) for p in hfs.files(src, lambda name: _is_warc(name, suffixes))]
     except UsageError:
         raise
     except Exception as e:  # noqa: BLE001 - py4j errors carry the Java exception's text

@@ -7,8 +7,7 @@ Computed once when ``corpus-pipeline annotate RUN --serve`` starts; the result i
 from __future__ import annotations
 
 from .. import schemas
-from ..pipeline.recipe import read_output
-from .io import read_table, rows_to_df
+from .io import rows_to_df
 
 
 def prefix_view(spark, run, iteration: int, prefixes: list[tuple[str, str]], samples_per_kind: int = 3,
@@ -26,10 +25,10 @@ def prefix_view(spark, run, iteration: int, prefixes: list[tuple[str, str]], sam
 
     if not prefixes:
         return {}, []
-    pages = read_table(spark, run.data(run.pages), schemas.PAGES_COMMON)
-    scores = read_output(spark, run, "scores", iteration)
-    collected = read_output(spark, run, "collected", iteration)
-    seed = read_output(spark, run, "seed", iteration)
+    pages = run.table(spark, "pages", schema=schemas.PAGES_COMMON)
+    scores = run.table(spark, "scores", iteration)
+    collected = run.table(spark, "collected", iteration)
+    seed = run.table(spark, "seed", iteration)
 
     pdf = rows_to_df(spark, [(h, p) for h, p in sorted(set(prefixes))], "m_host STRING, m_prefix STRING")
     hosts = sorted({h for h, _ in prefixes})

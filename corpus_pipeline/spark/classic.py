@@ -13,6 +13,7 @@ import os
 import sys
 from typing import Optional
 
+from .. import fs as fsmod
 from ..errors import UsageError
 
 
@@ -191,10 +192,7 @@ def shipped_path(name: str) -> str:
 
 
 # ---------------------------------------------------------------- Hadoop filesystems (py4j)
-def local_path(uri: str) -> str:
-    """``fs.local_path`` (not imported: ``fs`` imports this module)."""
-    u = str(uri)
-    return u[len("file://"):] if u.startswith("file://") else u
+local_path = fsmod.local_path
 
 
 def hadoop_path(spark, uri: str):
@@ -246,6 +244,33 @@ class HadoopFS:
 
     def _fs(self, uri: str):
         return self._path(uri).getFileSystem(self._conf)
+
+    def files(self, src: str, keep) -> list[str]:
+        """The paths Hadoop names for ``src`` (as it prints them): the file itself, whatever its name,
+        when ``src`` names one; else the files under the folders (recursively) and globs it names whose
+        name ``keep`` accepts, folder by folder in path order, sorted within a folder. Empty: nothing."""
+        fs, path = self._fs(src), self._path(src)
+        if any(c in src.split("://", 1)[-1] for c in "*?[{"):
+            statuses = fs.globStatus(path) or []
+        elif fs.exists(path):
+            statuses = [fs.getFileStatus(path)]
+            if not statuses[0].isDirectory():
+                return [statuses[0].getPath().toString()]
+        else:
+            return []
+        out: list[str] = []
+        for st in sorted(statuses, key=lambda s: s.getPath().toString()):
+            if st.isDirectory():
+                found = []
+                it = fs.listFiles(st.getPath(), True)
+                while it.hasNext():
+                    p = it.next().getPath()
+                    if keep(p.getName()):
+                        found.append(p.toString())
+                out.extend(sorted(found))
+            elif keep(st.getPath().getName()):
+                out.append(st.getPath().toString())
+        return out
 
     def exists(self, uri: str) -> bool:
         return bool(self._fs(uri).exists(self._path(uri)))
@@ -321,3 +346,19 @@ class HadoopFS:
         self._fs(uri).copyFromLocalFile(False, True, self._local(local), self._path(uri))
 
 
+
+
+def classic_session(spark=None):
+    """``spark`` (else the active session) when it is a classic one; None on Spark Connect or without one."""
+    session = spark if spark is not None else active_session()
+    return session if is_classic(session) else None
+
+
+def session_hadoop_fs(spark=None) -> Optional[HadoopFS]:
+    """Hadoop's FileSystem of a classic session (``fs.get_fs``'s answer for a URI that is not local);
+    None on Spark Connect or without a session."""
+    session = classic_session(spark)
+    return HadoopFS(session) if session is not None else None
+
+
+fsmod.register_session_fs(session_hadoop_fs)

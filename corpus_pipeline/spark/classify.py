@@ -19,7 +19,7 @@ import time
 from functools import reduce
 from typing import Optional
 
-from .. import classify as C
+from .. import classify
 from .. import fs as fsmod
 from .. import schemas, scratch
 from ..classifiers import for_config
@@ -145,13 +145,13 @@ def training_sets(spark, pages_df, seed_df, cfg: ClassifierConfig, random_seed: 
     use_bg = bool(getattr(cfg, "background_negatives", True))
 
     bg_docs = {lang: (load_background(lang) if use_bg else []) for lang in pos_langs}
-    plan = C.negative_plan(pos_langs, avail, {k: len(v) for k, v in bg_docs.items()}, n_neg)
+    plan = classify.negative_plan(pos_langs, avail, {k: len(v) for k, v in bg_docs.items()}, n_neg)
     parts, by, background, repeated = [], {}, 0, {}
     other = [lang for lang in avail if lang not in pos_langs]
     for lang, (n_crawl, n_bg, n_rep) in plan.items():
-        sel = candidates.where(F.col("lang").isin(other)) if lang == C.OTHER_LANGUAGES else \
+        sel = candidates.where(F.col("lang").isin(other)) if lang == classify.OTHER_LANGUAGES else \
             candidates.where(F.col("lang") == lang)
-        have = sum(avail.get(x, 0) for x in other) if lang == C.OTHER_LANGUAGES else avail.get(lang, 0)
+        have = sum(avail.get(x, 0) for x in other) if lang == classify.OTHER_LANGUAGES else avail.get(lang, 0)
         mine = [smallest_k(sel, "_k", "uid", n_crawl, have).select("uid", "text")] if n_crawl else []
         if n_bg:
             from .io import rows_to_df
@@ -207,7 +207,7 @@ HELDOUT_LINES = "heldout_lines"   # text part files, in reading order
 
 
 def write_training_files(spark, pos_df, neg_df, cfg: ClassifierConfig, random_seed: int, out_dir: str,
-                         label: str = C.LABEL_MATH) -> dict:
+                         label: str = classify.LABEL_MATH) -> dict:
     """Write the training file (``out_dir/train_lines``) and the held-out file
     (``out_dir/heldout_lines``) from the executors; returns the counts.
 
@@ -226,7 +226,7 @@ def write_training_files(spark, pos_df, neg_df, cfg: ClassifierConfig, random_se
     from .sample import smallest_k
 
     docs = (pos_df.select(F.lit(label).alias("label"), "uid", "text")
-            .unionByName(neg_df.select(F.lit(C.LABEL_OTHER).alias("label"), "uid", "text")))
+            .unionByName(neg_df.select(F.lit(classify.LABEL_OTHER).alias("label"), "uid", "text")))
     frac = float(cfg.holdout_fraction)
     ho = ((F.xxhash64(F.lit(int(random_seed)), F.lit("holdout"), F.col("label"), F.col("text")) / F.lit(2.0 ** 64)
            + F.lit(0.5)) < F.lit(frac)) if frac > 0 else F.lit(False)
@@ -242,16 +242,16 @@ def write_training_files(spark, pos_df, neg_df, cfg: ClassifierConfig, random_se
         def get(label, holdout, i):
             return stats.get((label, holdout), (0, 0))[i]
 
-        counts = {"train_positives": get(label, False, 0), "train_negatives": get(C.LABEL_OTHER, False, 0),
-                  "holdout_positives": get(label, True, 0), "holdout_negatives": get(C.LABEL_OTHER, True, 0),
+        counts = {"train_positives": get(label, False, 0), "train_negatives": get(classify.LABEL_OTHER, False, 0),
+                  "holdout_positives": get(label, True, 0), "holdout_negatives": get(classify.LABEL_OTHER, True, 0),
                   "train_lines_positive": get(label, False, 1),
-                  "train_lines_negative": get(C.LABEL_OTHER, False, 1)}
+                  "train_lines_negative": get(classify.LABEL_OTHER, False, 1)}
         n_math, n_other = counts["train_lines_positive"], counts["train_lines_negative"]
         if not n_math or not n_other:
             raise ValueError("training needs at least one non-empty positive and one non-empty negative text")
         train = lines.where(~F.col("holdout"))
         if getattr(cfg, "balance_classes", False) and n_math != n_other:
-            small, big = (label, n_other) if n_math < n_other else (C.LABEL_OTHER, n_math)
+            small, big = (label, n_other) if n_math < n_other else (classify.LABEL_OTHER, n_math)
             n_small = min(n_math, n_other)
             reps, rest = divmod(big, n_small)
             s = train.where(F.col("label") == small)
@@ -304,7 +304,7 @@ def concat_parts(spark, folder: str, local_file: str) -> int:
 def train_iteration(spark, pages_df, seed_df, model_dir: str, cfg: ClassifierConfig,
                     random_seed: int, exclude_seed_pages: bool = True,
                     exclude_markup: Optional[bool] = None, markup_column: str = "has_math_markup",
-                    label: str = C.LABEL_MATH) -> dict:
+                    label: str = classify.LABEL_MATH) -> dict:
     """Train one iteration's classifier; writes ``model_dir/model.bin``,
     ``model_dir/metrics.json`` and the training and held-out files
     (``model_dir/train_lines``, ``model_dir/heldout_lines``) and returns the metrics
@@ -328,7 +328,7 @@ def train_iteration(spark, pages_df, seed_df, model_dir: str, cfg: ClassifierCon
         train_file, heldout_file = os.path.join(work, "train.txt"), os.path.join(work, "heldout.txt")
         counts["train_file_bytes"] = concat_parts(spark, fsmod.join(model_dir, TRAIN_LINES), train_file)
         concat_parts(spark, fsmod.join(model_dir, HELDOUT_LINES), heldout_file)
-        metrics = C.train_from_files(train_file, heldout_file, cfg, random_seed, model_dir=model_dir,
+        metrics = classify.train_from_files(train_file, heldout_file, cfg, random_seed, model_dir=model_dir,
                                      spark=spark, counts={**sample_counts, **counts,
                                                           "sample_write_seconds": round(write_s, 3)})
     finally:
@@ -352,7 +352,7 @@ def _ship_model(spark, model_dir: str, via_spark_files: Optional[bool] = None) -
     when the command ends (:mod:`corpus_pipeline.scratch`)."""
     from . import classic
 
-    uri = fsmod.join(model_dir, C.MODEL_FILE)   # every classifier kind writes model.bin (the contract)
+    uri = fsmod.join(model_dir, classify.MODEL_FILE)   # every classifier kind writes model.bin (the contract)
     if via_spark_files is None:
         via_spark_files = not (fsmod.is_local(model_dir) and classic.is_classic(spark)
                                and classic.master(spark).startswith("local"))

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .. import decontam as D
+from .. import decontam
 from .. import fs as fsmod
 from ..dedup.url import page_id as url_page_id
 from ..errors import UsageError
@@ -54,7 +54,7 @@ def _arrow_fn(shared, cfg, text_pos: int, id_pos: Optional[int], url_pos: Option
             urls = b.column(url_pos).to_pylist() if url_pos is not None else [None] * n
             out_text, removed, lines, contam = [], [], [], []
             for text, pid, url in zip(texts, ids, urls):
-                res = D.decontaminate_text(text, index, cfg)
+                res = decontam.decontaminate_text(text, index, cfg)
                 rows = []
                 if res.rows:
                     if pid is None and url:
@@ -77,8 +77,8 @@ def build_broadcast_index(spark, benchmarks_dir: str, cfg):
     """Load the benchmarks and build the index on the driver; (Benchmarks, GramIndex)."""
     if not fsmod.is_local(benchmarks_dir):
         raise UsageError(f"{benchmarks_dir}: the benchmarks directory must be a local folder on the driver")
-    bm = D.load_benchmarks(fsmod.local_path(benchmarks_dir), cfg)
-    return bm, D.build_index(bm, cfg)
+    bm = decontam.load_benchmarks(fsmod.local_path(benchmarks_dir), cfg)
+    return bm, decontam.build_index(bm, cfg)
 
 
 def decontaminate_df(spark, corpus_df, benchmarks_dir: str, cfg) -> "DecontamResult":
@@ -121,7 +121,7 @@ def decontaminate_df(spark, corpus_df, benchmarks_dir: str, cfg) -> "DecontamRes
         F.sum(((~F.col(_REMOVED)) & touched).cast("int")).alias("pages_touched"),
         F.sum(F.when(~F.col(_REMOVED) & touched, F.col(_LINES)).otherwise(0)).alias("lines"),
     ).collect()[0]
-    counts = D.empty_counts()
+    counts = decontam.empty_counts()
     counts["pages_in"] = int(agg["pages_in"] or 0)
     counts["pages_removed"] = int(agg["pages_removed"] or 0)
     if flag:       # nothing removed: the pages and lines that would have been
@@ -130,8 +130,8 @@ def decontaminate_df(spark, corpus_df, benchmarks_dir: str, cfg) -> "DecontamRes
         counts["pages_cleaned"], counts["segments_removed"] = int(agg["pages_touched"] or 0), int(agg["lines"] or 0)
     counts["pages_out"] = counts["pages_in"] - counts["pages_removed"]
     # per benchmark x action, benchmark x reason and per page-level rule: distinct pages, in one job
-    rule = (F.when(F.col("action").isin(D.SEGMENT_REMOVED, D.SEGMENT_FLAGGED), F.lit(D.R_NGRAM))
-            .when(F.col("reason") != D.R_NGRAM, F.col("reason")))
+    rule = (F.when(F.col("action").isin(decontam.SEGMENT_REMOVED, decontam.SEGMENT_FLAGGED), F.lit(decontam.R_NGRAM))
+            .when(F.col("reason") != decontam.R_NGRAM, F.col("reason")))
     c = contamination.withColumn("rule", rule)
     # SQL GROUPING SETS: DataFrame.groupingSets is pyspark 4.x only (EMR 7 / Dataproc 2.2 run 3.5)
     view = f"_contamination_{id(c):x}"

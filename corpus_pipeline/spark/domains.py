@@ -82,7 +82,7 @@ def prefix_stats(spark, pages_df, collected_df, domains_df, cfg: DomainConfig, s
     markup (``markup_column``) and score histograms (``HIST_BINS`` bins, JSON lists), collected and uncollected apart.
 
     Rows are unordered (sort when collecting); ``examples`` is a JSON list of
-    ``{"url", "title", "collected"}``, as ``domains.aggregate_prefixes`` chooses them.
+    ``{"url", "title", "collected"}``, as the tests' reference ``aggregate_prefixes`` (tests/reference.py) chooses them.
     """
     from pyspark.sql import Window
     from pyspark.sql import functions as F

@@ -9,7 +9,6 @@ from typing import Optional
 
 from .. import schemas
 from ..arrowrun import benchmark_items  # noqa: F401 - no Spark: shared with the pyarrow look-ups
-from ..pipeline.recipe import read_output, stage_path
 from .io import read_table
 
 TEXT_CHARS = 300
@@ -22,14 +21,14 @@ def _text(col: str = "text", n: int = TEXT_CHARS):
 
 
 def _pages(spark, run):
-    return read_table(spark, run.data(run.pages), schemas.PAGES_COMMON)
+    return run.table(spark, "pages", schema=schemas.PAGES_COMMON)
 
 
 def collected_samples(spark, run, iteration: int, threshold: float, n: int = 5) -> dict:
     """Collected pages nearest the threshold (lowest scores) and farthest above it (highest)."""
     from pyspark.sql import functions as F
 
-    col = read_output(spark, run, "collected", iteration)
+    col = run.table(spark, "collected", iteration)
     df = col.join(_pages(spark, run).select("page_id", "url", "host", "title", "text"), "page_id")
     cols = ["page_id", "url", "host", "title", "score", "n_tokens", _text().alias("excerpt")]
     near = df.orderBy(F.asc("score"), "page_id").limit(n).select(*cols).collect()
@@ -55,8 +54,8 @@ def pages_of(spark, run, iteration: Optional[int], host: Optional[str], prefix: 
         rows = df.orderBy("path", "page_id").limit(n).select(*cols).collect()
         return {"host": host, "prefix": prefix, "iteration": None, "pages": df.count(),
                 "rows": [r.asDict() for r in rows]}
-    sc = read_output(spark, run, "scores", iteration)
-    col = read_output(spark, run, "collected", iteration)
+    sc = run.table(spark, "scores", iteration)
+    col = run.table(spark, "collected", iteration)
     df = (df.join(sc, "page_id", "left")
           .join(col.select("page_id", F.lit(True).alias("collected")), "page_id", "left")
           .withColumn("collected", F.coalesce(F.col("collected"), F.lit(False)))).cache()
@@ -78,9 +77,9 @@ def near_duplicates(spark, run, n: int = 10) -> dict:
     first (the pairs nearest the threshold); ``by_kind``: removals per kind (url, exact, near)."""
     from pyspark.sql import functions as F
 
-    if not run.is_committed(run.pages_duplicates):
+    if not run.committed("pages_duplicates"):
         return {"pairs": [], "total": 0, "by_kind": {}}
-    all_d = read_table(spark, run.data(run.pages_duplicates), schemas.DUPLICATES)
+    all_d = run.table(spark, "pages_duplicates", schema=schemas.DUPLICATES)
     by_kind = dict(sorted((r["kind"], int(r["count"])) for r in all_d.groupBy("kind").count().collect()))
     d = all_d.where(F.col("kind") == "near")
     total = by_kind.get("near", 0)
@@ -95,9 +94,9 @@ def near_duplicates(spark, run, n: int = 10) -> dict:
 def contamination(spark, run, n: int = 10, items: Optional[dict] = None) -> dict:
     """Decontamination removals with the benchmark item they matched (``items``: (benchmark, item_id) -> text)."""
 
-    if not run.is_committed(stage_path(run, "contamination")):
+    if not run.committed("contamination"):
         return {"rows": [], "total": 0, "decontaminated": False}
-    c = read_output(spark, run, "contamination")
+    c = run.table(spark, "contamination")
     total = c.count()
     pages = _pages(spark, run).select("page_id", "url", "title")
     rows = [r.asDict() for r in c.join(pages, "page_id", "left").orderBy("benchmark", "item_id", "page_id", "action")

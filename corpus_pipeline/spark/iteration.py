@@ -11,6 +11,7 @@ from typing import Optional
 
 from .. import fs as fsmod
 from .. import schemas
+from ..judging import JUDGED_SOURCE
 from ..seeds import load_seed_texts
 from .io import rows_to_df
 
@@ -45,7 +46,6 @@ def seed_corpus_df(spark, texts, iteration: int = 1):
     return rows_to_df(spark, rows, schemas.SEED, num_slices=n)
 
 
-JUDGED_SOURCE = "judged"       # seed rows of pages a person judged maths (judge.add_to_seed)
 
 
 def judged_seed_rows(spark, pages_df, page_ids, iteration: int):

@@ -7,9 +7,8 @@ sample (a few hundred rows, text cut short) reach the driver, whatever the crawl
 """
 from __future__ import annotations
 
-from .. import judging as jg
+from .. import judging
 from .. import schemas
-from ..pipeline.recipe import read_output, stage_path
 from .io import read_table
 
 
@@ -18,11 +17,11 @@ def stratum_col(score, collected, flagged):
     from pyspark.sql import functions as F
 
     s = F.coalesce(score, F.lit(0.0))
-    band = F.lit(jg.band_name(0))
-    for b, lo in enumerate(jg.BANDS):
+    band = F.lit(judging.band_name(0))
+    for b, lo in enumerate(judging.BANDS):
         if b:
-            band = F.when(s >= F.lit(lo), F.lit(jg.band_name(b))).otherwise(band)
-    return (F.when(~collected & flagged, F.lit(jg.FLAGGED))
+            band = F.when(s >= F.lit(lo), F.lit(judging.band_name(b))).otherwise(band)
+    return (F.when(~collected & flagged, F.lit(judging.FLAGGED))
             .otherwise(F.concat(F.when(collected, F.lit("collected ")).otherwise(F.lit("uncollected ")), band)))
 
 
@@ -38,7 +37,7 @@ def judged_seed_pages(spark, run, iteration: int):
     none unless it was set), or None when the iteration's seed is not committed."""
     from .iteration import judged_seed_page_ids
 
-    path = stage_path(run, "seed", iteration)
+    path = run.location("seed", iteration)
     if not run.is_committed(path):
         return None
     return judged_seed_page_ids(read_table(spark, run.data(path), schemas.SEED))
@@ -52,14 +51,14 @@ def frame(spark, run, iteration: int, domain_key: str = "host", exclude=None):
 
     from .domains import _with_key
 
-    pages = read_table(spark, run.data(run.pages), schemas.PAGES_COMMON).select(
+    pages = run.table(spark, "pages", schema=schemas.PAGES_COMMON).select(
         "page_id", "url", F.lower(F.col("host")).alias("host"), "title", "text")
     if exclude is not None:
         pages = pages.join(exclude.select("page_id"), "page_id", "left_anti")
-    scores = read_output(spark, run, "scores", iteration)
-    collected = (read_output(spark, run, "collected", iteration)
+    scores = run.table(spark, "scores", iteration)
+    collected = (run.table(spark, "collected", iteration)
                  .select("page_id").distinct().withColumn("_c", F.lit(True)))
-    flagged = (read_output(spark, run, "domains", iteration)
+    flagged = (run.table(spark, "domains", iteration)
                .where("flagged").select(F.col("host").alias("dkey"), F.lit(True).alias("_f")))
     hosts = pages.select("host").where(F.col("host").isNotNull() & (F.col("host") != "")).distinct()
     keys = _with_key(spark, hosts, domain_key).join(F.broadcast(flagged), "dkey", "left").drop("dkey")

@@ -22,16 +22,6 @@ from ..text import count_tokens
 _COLS = schemas.columns(schemas.FINAL_CORPUS)
 
 
-def reextract_rows(rows, cfg: Config, counts: Counts):
-    """Pure: FINAL_CORPUS dicts carrying ``warc_file``/``warc_offset`` -> FINAL_CORPUS dicts, the
-    text (and n_tokens) from ``final.extractor`` where it gives one.  Counts every row's outcome
-    (:func:`reextract_row`): ``reextracted`` or the reason the page kept its bulk text."""
-    for row in rows:
-        out, outcome = reextract_row(row, cfg)
-        counts.add(outcome)
-        yield out
-
-
 def reextract_row(row: dict, cfg: Config) -> tuple:
     """(FINAL_CORPUS dict, outcome): outcome is ``reextracted`` or the reason the page keeps its
     bulk text (``refetch_*`` or the record's skip reason, ``reextract_<skip reason>``,

@@ -8,7 +8,6 @@ Human-scale: a few rows per section reach the driver (``spark/inspect.py``). Cal
 from __future__ import annotations
 
 from .. import schemas
-from ..pipeline.recipe import stage_path
 
 SAMPLES = 3
 EXAMPLES = 5
@@ -20,7 +19,7 @@ def _mark_growth(spark, run, i: int) -> dict:
 
     from .io import read_table
 
-    nxt = stage_path(run, "seed", i + 1)
+    nxt = run.location("seed", i + 1)
     if not run.is_committed(nxt):
         return {}
     seed = read_table(spark, run.data(nxt), schemas.SEED)
@@ -44,23 +43,23 @@ def _languages(spark, path: str, fmt: str = "parquet") -> dict:
 
 def collect_details(spark, run, cfg=None) -> dict:
     """Everything the readable report shows beyond the markers' counts."""
-    from . import inspect as I
+    from . import inspect as spark_inspect
 
     out: dict = {"iterations": {}}
-    if not run.is_committed(run.pages):
+    if not run.committed("pages"):
         return out
     for i in run.iterations():
-        col = stage_path(run, "collected", i)
+        col = run.location("collected", i)
         if not run.is_committed(col):
             continue
         thr = ((run.marker(col) or {}).get("config", {}).get("select") or {}).get("threshold")
-        s = I.collected_samples(spark, run, i, thr, SAMPLES)
+        s = spark_inspect.collected_samples(spark, run, i, thr, SAMPLES)
         out["iterations"][str(i)] = {"near_threshold": s["near_threshold"], "far_above": s["far_above"],
                                      "threshold": thr, "mark_growth": _mark_growth(spark, run, i)}
-    out["near_duplicates"] = I.near_duplicates(spark, run, EXAMPLES)
-    out["contamination"] = I.contamination(spark, run, 2 * EXAMPLES, I.benchmark_items(run))
-    langs = {"pages": _languages(spark, run.data(run.pages), "pages")}
-    fin = stage_path(run, "corpus")
+    out["near_duplicates"] = spark_inspect.near_duplicates(spark, run, EXAMPLES)
+    out["contamination"] = spark_inspect.contamination(spark, run, 2 * EXAMPLES, spark_inspect.benchmark_items(run))
+    langs = {"pages": _languages(spark, run.stage_data("pages"), "pages")}
+    fin = run.location("corpus")
     if run.is_committed(fin):
         fmt = ((run.marker(fin) or {}).get("config") or {}).get("format", "parquet")
         langs["final"] = _languages(spark, run.data(fin), fmt)

@@ -15,6 +15,8 @@ from .. import fs as fsmod
 from .. import schemas
 from ..errors import InputFileError
 from ..seeds import _data_file, is_glob, local_source_files, source_format
+from ..sources.hadoop import arrow_files
+from .classic import classic_session
 
 _CORRUPT = "_corrupt_record"
 
@@ -22,7 +24,7 @@ _CORRUPT = "_corrupt_record"
 def remote_listing(source: str, spark=None) -> list[tuple[str, int, int]]:
     """(path, size, modification time) of every data file of a Hadoop-URI source
     (a file, a folder listed recursively, or a glob), sorted by path."""
-    session = fsmod.classic_session(spark)
+    session = classic_session(spark)
     if session is None:
         return _arrow_listing(source)
     from .classic import hadoop_path
@@ -51,8 +53,6 @@ def remote_listing(source: str, spark=None) -> list[tuple[str, int, int]]:
 def _arrow_listing(source: str) -> list[tuple[str, int, int]]:
     """:func:`remote_listing` without a classic session (Spark Connect): pyarrow's filesystems
     (:class:`fs.ArrowFS`), globs as Hadoop reads them (as the WARC inputs are listed)."""
-    from ..sources.hadoop import arrow_files
-
     base = source.rstrip("/")
     out = []
     for uri, info in arrow_files(source, ("",)):       # every file, in order, with its size and time

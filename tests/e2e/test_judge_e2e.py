@@ -12,6 +12,7 @@ from judgecov import coverage, driver_frame
 from runs import SETTINGS, run_ok
 
 from corpus_pipeline import judging as jg
+from corpus_pipeline.pipeline.runview import RunView
 from corpus_pipeline.runfolder import RunFolder
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
@@ -84,7 +85,7 @@ def test_judging_in_the_browser_with_the_keyboard(judged, browser, screenshot, t
     _, src, _ = judged
     run = tmp_path / "run"
     shutil.copytree(src, run, ignore=shutil.ignore_patterns("judgements"))
-    rf = RunFolder(str(run))
+    rf = RunView(RunFolder(str(run)))
     server = judge_web.JudgeServer(judge_web.build_view(rf, 1, "tester"), "127.0.0.1", 0).start()
     try:
         n = len(server.view.pages)

@@ -14,6 +14,7 @@ import pytest
 from corpus_pipeline import annotate_web as W
 from corpus_pipeline import judge_web
 from corpus_pipeline import judging as jg
+from corpus_pipeline.pipeline.runview import RunView
 from corpus_pipeline.report.html import drop_rows, render_html
 from corpus_pipeline.runfolder import RunFolder
 
@@ -82,7 +83,7 @@ def test_the_report_shows_thresholds_classifier_scores_and_readable_drops(browse
 
 
 def _judge_server(tmp_path, ask_name=True):
-    rf = RunFolder(str(tmp_path / "run"))
+    rf = RunView(RunFolder(str(tmp_path / "run")))
     strata = ["score 0.0-0.5", "score 0.5-0.9", "score 0.9-1.0"]
     pages = [{"page_id": f"p{k}", "url": f"https://askmaths.net/questions/{k}/x", "host": "askmaths.net",
               "title": f"Why is x = ±2? ({k})", "text": TEXT, "text_chars": len(TEXT), "score": 0.1 + 0.2 * (k % 5),

@@ -63,3 +63,20 @@ def test_a_toy_stage_between_dedup_and_classification(spark, crawl, straight_run
     assert rf.marker(rf.path("prepared"))["settings"]["recipe.upstream"][-1] == "min_length"
     assert "min_length" in rf.marker(rf.iteration(1, "seed"))["settings"]["recipe.upstream"]
     assert rf.counts(rf.final("corpus"))["pages"] <= n_kept
+
+    # the run view (built from run.json's stage list) reads the inserted stage as "pages": inspect's
+    # look-ups and the report see the filtered pages, the ingest counts stay the pages stage's own
+    from corpus_pipeline import arrowrun
+    from corpus_pipeline.pipeline.runview import RunView
+    from corpus_pipeline.report.summary import build_summary
+
+    view = RunView(RunFolder(str(run)))
+    assert [s["name"] for s in view.stages].index("min_length") == [s["name"] for s in view.stages].index("pages") + 1
+    assert view.location("pages") == rf.path("min_length") and view.location("pages", exact=True) == rf.pages
+    before = {r["host"]: r["count"] for r in read_table(spark, rf.data(rf.pages), schemas.PAGES)
+              .groupBy("host").count().collect()}
+    after = {r["host"]: r["count"] for r in kept.groupBy("host").count().collect()}
+    host = max((h for h in after if h and after[h] < before[h]), key=lambda h: (after[h], h))   # the filter cut it
+    assert arrowrun.pages_of(view, None, host, None, 3)["pages"] == after[host] < before[host]
+    s = build_summary(RunFolder(str(run)))
+    assert s["ingest"] == rf.counts(rf.pages) and s["ingest"]["pages"] == n_pages

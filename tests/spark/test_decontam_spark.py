@@ -11,6 +11,7 @@ from corpus_pipeline import decontam as D
 from corpus_pipeline.config import DecontamConfig
 from corpus_pipeline.dedup.url import page_id as url_page_id
 from corpus_pipeline.schemas import CONTAMINATION, columns
+import reference
 
 pytestmark = pytest.mark.spark
 
@@ -59,7 +60,7 @@ def _pure(pages, bench_dir, cfg):
     bm = D.load_benchmarks(bench_dir, cfg)
     idx = D.build_index(bm, cfg)
     with_ids = [dict(p, page_id=url_page_id(p["url"])) for p in pages]
-    return D.decontaminate_pages(with_ids, idx, cfg)
+    return reference.decontaminate_pages(with_ids, idx, cfg)
 
 
 def test_spark_result_equals_pure(spark, pages, bench_dir):

@@ -12,6 +12,7 @@ from corpus_pipeline import schemas
 from corpus_pipeline.annotate import Mark
 from corpus_pipeline.config import AnnotateConfig, DomainConfig
 from corpus_pipeline.spark.io import rows_to_df
+import reference
 
 pytestmark = pytest.mark.spark
 
@@ -21,7 +22,7 @@ def _pages():
     out = []
 
     def add(pid, host, path, collected):
-        out.append(D.PageRef(pid, host, path, collected, f"https://{host}{path}", f"title {pid}"))
+        out.append(reference.PageRef(pid, host, path, collected, f"https://{host}{path}", f"title {pid}"))
 
     for i in range(20):
         add(f"mq{i:02d}", "mathoverflow.net", f"/questions/{i}/slug", i < 17)
@@ -76,7 +77,7 @@ def test_domain_stats_match_pure_rules(spark, small, key, min_pages):
     from corpus_pipeline.spark.domains import domain_stats
 
     got = sorted(_rows(domain_stats(spark, pdf, cdf, cfg)), key=lambda r: r["host"])
-    assert got == D.aggregate_domains(pages, cfg)
+    assert got == reference.aggregate_domains(pages, cfg)
     by = {r["host"]: r for r in got}
     assert by.get("news.example.com", {}).get("flagged") is not True
     if key == "host":
@@ -96,7 +97,7 @@ def test_prefix_stats_match_pure_rules_and_cover_flagged_only(spark, small):
     doms = domain_stats(spark, pdf, cdf, cfg)
     got = sorted(_rows(prefix_stats(spark, pdf, cdf, doms, cfg)), key=lambda r: (r["host"], r["depth"], r["prefix"]))
     flagged = {r["host"] for r in _rows(doms) if r["flagged"]}
-    want = D.aggregate_prefixes(pages, flagged, cfg)
+    want = reference.aggregate_prefixes(pages, flagged, cfg)
     for r in got:
         r["examples"] = json.loads(r["examples"])
         r["hist_collected"], r["hist_uncollected"] = json.loads(r["hist_collected"]), json.loads(r["hist_uncollected"])
@@ -172,7 +173,7 @@ def _minicrawl_shaped(seed: int = 7):
         c = rng.random() < (0.85 if m else 0.03)
         # maths pages carry markup; a missed maths page scores just under the threshold, a non-maths one low
         score = rng.uniform(0.5, 1.0) if c else (rng.uniform(0.15, 0.5) if m else rng.uniform(0, 0.08))
-        out.append(D.PageRef(f"{n:05d}", h, p, c, f"https://{h}{p}", p, m, round(score, 6)))
+        out.append(reference.PageRef(f"{n:05d}", h, p, c, f"https://{h}{p}", p, m, round(score, 6)))
     return out
 
 
@@ -189,7 +190,7 @@ def test_minicrawl_shaped_end_to_end(spark, tmp_path):
     scores = rows_to_df(spark, [(p.page_id, p.score) for p in pages], schemas.SCORES)
     rows = _rows(prefix_stats(spark, pdf, cdf, doms, cfg, scores))
     flagged_pages = [p for p in pages if p.host in flagged]
-    want = D.aggregate_prefixes(flagged_pages, flagged, cfg)     # the evidence columns as the pure rules
+    want = reference.aggregate_prefixes(flagged_pages, flagged, cfg)     # the evidence columns as the pure rules
     key = lambda r: (r["host"], r["prefix"])                     # noqa: E731
     got = {key(r): (r["markup_collected"], r["markup_uncollected"], json.loads(r["hist_uncollected"])) for r in rows}
     assert got == {key(r): (r["markup_collected"], r["markup_uncollected"], r["hist_uncollected"]) for r in want}
@@ -218,7 +219,7 @@ def test_prefix_stats_carry_host_totals(spark, small):
     for r in rows:
         if r["host"] == "mathoverflow.net":
             assert (r["host_pages"], r["host_collected"]) == (len(mo), sum(p.collected for p in mo))
-    pure = D.aggregate_prefixes(pages, {r["host"] for r in _rows(domain_stats(spark, pdf, cdf, cfg))
+    pure = reference.aggregate_prefixes(pages, {r["host"] for r in _rows(domain_stats(spark, pdf, cdf, cfg))
                                         if r["flagged"]}, cfg)
     key = lambda r: (r["host"], r["prefix"], r["host_pages"], r["host_collected"])  # noqa: E731
     assert sorted(map(key, rows)) == sorted(map(key, pure))
@@ -236,7 +237,7 @@ def test_worksheet_holds_top_n_domains_and_parquet_all(spark, tmp_path):
     for h in range(30):
         host = f"site{h:02d}.example.org"
         for i in range(10 + h):                                 # site29 has the most uncollected pages
-            pages.append(D.PageRef(f"{h:02d}-{i:03d}", host, f"/notes/{i}/p", i < 6,
+            pages.append(reference.PageRef(f"{h:02d}-{i:03d}", host, f"/notes/{i}/p", i < 6,
                                    f"https://{host}/notes/{i}/p", f"t{i}"))
     pdf, cdf = _dfs(spark, pages)
     cfg = DomainConfig()

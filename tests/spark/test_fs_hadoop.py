@@ -8,7 +8,7 @@ import os
 import pytest
 
 from corpus_pipeline import fs as fsmod
-from corpus_pipeline.fs import HadoopFS
+from corpus_pipeline.spark.classic import HadoopFS
 
 pytestmark = pytest.mark.spark
 

@@ -35,10 +35,11 @@ def _commit(run, path, df, ddl):
 
 def _setup(spark, tmp_path, name):
     from corpus_pipeline import judging as jg
+    from corpus_pipeline.pipeline.runview import RunView
     from corpus_pipeline.runfolder import RunFolder
     from corpus_pipeline.spark.io import rows_to_df
 
-    run = RunFolder(str(tmp_path / name), spark)
+    run = RunView(RunFolder(str(tmp_path / name), spark))
     pages = rows_to_df(spark, [schemas.row(schemas.PAGES, {
         "page_id": p, "url": f"https://{h}{q}", "host": h, "path": q, "title": p, "text": f"text of {p}",
         "n_tokens": 10, "has_math_markup": False}) for p, h, q, _ in PAGES], schemas.PAGES)

@@ -1,6 +1,6 @@
 """A development crawl of real content: real pages under their real URLs, labeled, as WARCs.
 
-    python -m corpus_pipeline.devcrawl --data DATA_DIR --out OUT [--trafilatura-every N] [--label-domain code]
+    python -m devtools.devcrawl --data DATA_DIR --out OUT [--trafilatura-every N] [--label-domain code]
 
 ``DATA_DIR`` is a copy of the project's test data collection (its ``html/``,
 ``labeled/`` and ``text/seed_sources/`` folders); nothing in the product needs it.
@@ -68,10 +68,10 @@ from html import escape
 from typing import Iterator, Optional
 from urllib.parse import urlparse
 
-from .errors import UsageError
-from .pipeline.recipe import stage_path
-from .runfolder import RunFolder
-from .seeds import background_path, default_seed_path, render_markup
+from corpus_pipeline.errors import UsageError
+from corpus_pipeline.pipeline.runview import RunView
+from corpus_pipeline.runfolder import RunFolder
+from corpus_pipeline.seeds import background_path, default_seed_path, render_markup
 
 # Source documents held out of the starter seed so that the development crawl has maths of the
 # seed's own kind that the first classifier has not seen: one lecture-notes book (English) and
@@ -591,17 +591,17 @@ def iteration_table(run_uri: str, spark=None) -> list[dict]:
     precision / recall (with labels), seed size, pages the path step added to the *next*
     iteration's seed and, with labels, their precision."""
 
-    run = RunFolder(run_uri, spark)
+    run = RunView(RunFolder(run_uri, spark))
     out = []
     for i in run.iterations():
-        col = run.counts(stage_path(run, "collected", i)) if run.is_committed(stage_path(run, "collected", i)) else {}
+        col = run.stage_counts("collected", i)
         if not col:
             continue
-        ev = run.counts(stage_path(run, "eval", i)) if run.is_committed(stage_path(run, "eval", i)) else {}
-        seed = run.counts(stage_path(run, "seed", i))
-        nxt = run.counts(stage_path(run, "seed", i + 1)) if run.is_committed(stage_path(run, "seed", i + 1)) else {}
-        dom = run.counts(stage_path(run, "domains", i)) if run.is_committed(stage_path(run, "domains", i)) else {}
-        ann = run.counts(stage_path(run, "annotations", i)) if run.is_committed(stage_path(run, "annotations", i)) else {}
+        ev = run.stage_counts("eval", i)
+        seed = run.stage_counts("seed", i)
+        nxt = run.stage_counts("seed", i + 1)
+        dom = run.stage_counts("domains", i)
+        ann = run.stage_counts("annotations", i)
         out.append({"iteration": i, "collected": col.get("collected_pages"),
                     "overlap": col.get("overlap_with_previous"), "true_precision": ev.get("true_precision"),
                     "true_recall": ev.get("true_recall"), "seed": seed.get("seed_positives"),
@@ -627,7 +627,7 @@ def format_table(rows: list[dict]) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m corpus_pipeline.devcrawl", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m devtools.devcrawl", description=__doc__.split("\n")[0])
     ap.add_argument("--data", required=True, help="the test data collection (html/, labeled/, text/)")
     ap.add_argument("--out", required=True, help="output folder (warc/, labels.jsonl, manifest.json)")
     ap.add_argument("--trafilatura-every", type=int, default=2, metavar="N",
