@@ -6,7 +6,9 @@ Steps (nothing proportional to the corpus is collected to the driver: only
 1. **Band keys** — ``mapPartitions`` over ``(page_id, text)`` computes datasketch
    signatures in the executors (``dedup.minhash.doc_band_rows``) and emits one
    ``(page_id, band, key)`` row per band.  The table is persisted (signatures
-   are computed once).
+   are computed once).  One aggregate over its buckets counts the pages without
+   shingles and finds the buckets that hold two or more pages; when none does,
+   no candidate edge exists and the steps below are skipped.
 2. **Candidate edges** — each bucket ``(band, key)`` is split into
    ``cfg.sub_buckets`` sub-buckets by a hash of the page_id; every member of a
    sub-bucket gets an edge to the sub-bucket's smallest page_id and every
@@ -111,7 +113,8 @@ def _excerpt(text: Optional[str], n: int = 300) -> str:
 GROUP_COLS = ["band", "bkey", "salt", "round"]
 
 
-def bucket_groups(band_df: DataFrame, sub_buckets: int, rnd: int = 0) -> DataFrame:
+def bucket_groups(band_df: DataFrame, sub_buckets: int, rnd: int = 0,
+                  multi: Optional[DataFrame] = None) -> DataFrame:
     """The groups whose members get an edge to the group's smallest page_id.
 
     A band bucket (band, key) is split into ``sub_buckets`` sub-buckets by a hash of
@@ -122,12 +125,15 @@ def bucket_groups(band_df: DataFrame, sub_buckets: int, rnd: int = 0) -> DataFra
     holds more than max(size / sub_buckets, sub_buckets) rows.  Both levels are computed
     by aggregations (partial aggregation on the map side), never by a window over a whole
     bucket.  Rescue round ``rnd`` splits the failed members of a bucket the same way
-    with another hash.  Columns: band, bkey, salt, round, page_id."""
+    with another hash.  ``multi``: the (band, bkey) of the buckets with two or more pages when
+    the caller has them already (near dedup counts them first), else computed here from the
+    sub-buckets.  Columns: band, bkey, salt, round, page_id."""
     h = F.xxhash64("page_id", "band") if not rnd else F.xxhash64("page_id", "band", F.lit(int(rnd)))
     b = (band_df.where(F.col("band") >= 0)
          .select("band", "bkey", F.pmod(h, F.lit(int(sub_buckets))).cast("int").alias("salt"), "page_id"))
     sub = b.groupBy("band", "bkey", "salt").agg(F.min("page_id").alias("root"), F.count(F.lit(1)).alias("n"))
-    multi = sub.groupBy("band", "bkey").agg(F.sum("n").alias("size")).where(F.col("size") > 1)
+    if multi is None:
+        multi = sub.groupBy("band", "bkey").agg(F.sum("n").alias("size")).where(F.col("size") > 1)
     top = (sub.join(multi.select("band", "bkey"), ["band", "bkey"], "left_semi")
            .select("band", "bkey", F.lit(-1).alias("salt"), F.col("root").alias("page_id")))
     return b.unionByName(top).withColumn("round", F.lit(int(rnd)))
@@ -166,15 +172,28 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
     # 1. band keys, computed once in the executors
     band_df = map_rows(docs, _band_partition(bands, rows, cfg.minhash_seed, k), BANDS_DDL) \
         .persist(StorageLevel.MEMORY_AND_DISK)
-    no_shingles = band_df.where(F.col("band") < 0).count()
+    # one aggregate over the buckets gives the pages without shingles (their band is -1) and
+    # whether any bucket holds two pages; the shared buckets are kept for the candidate plan
+    sizes = persisted(band_df.groupBy("band", "bkey").agg(F.count(F.lit(1)).alias("size"))
+                      .where((F.col("band") < 0) | (F.col("size") > 1)), StorageLevel.MEMORY_AND_DISK)
+    row = sizes.agg(F.sum(F.when(F.col("band") < 0, F.col("size")).otherwise(0)).alias("none"),
+                    F.count(F.when(F.col("band") >= 0, 1)).alias("shared")).first()
+    no_shingles, shared_buckets = int(row["none"] or 0), int(row["shared"] or 0)
     lap("signatures")
 
     # 2. candidate edges: stars inside hash sub-buckets, sub-bucket roots to the bucket root
-    groups = bucket_groups(band_df, cfg.sub_buckets)
-    cand_ctx = persisted(group_edges(groups), StorageLevel.MEMORY_AND_DISK)
-    cand = persisted(cand_ctx.select("src", "dst").distinct(), StorageLevel.MEMORY_AND_DISK)
-    candidate_pairs = cand.count()
+    if shared_buckets:
+        multi = sizes.where(F.col("band") >= 0).select("band", "bkey")
+        groups = bucket_groups(band_df, cfg.sub_buckets, multi=multi)
+        cand_ctx = persisted(group_edges(groups), StorageLevel.MEMORY_AND_DISK)
+        cand = persisted(cand_ctx.select("src", "dst").distinct(), StorageLevel.MEMORY_AND_DISK)
+        candidate_pairs = cand.count()
+    else:
+        # no bucket holds two pages: no candidate edge (the plan below would run on empty groups)
+        cand_ctx = cand = None
+        candidate_pairs = 0
     band_df.unpersist()
+    sizes.unpersist()
     lap("candidates")
     stats = {"candidate_pairs": candidate_pairs, "verified_pairs": 0, "rescued_pairs": 0, "clusters": 0,
              "removed": 0, "no_shingles": no_shingles, "cc_rounds": 0, "bands": bands, "rows": rows,
@@ -183,7 +202,7 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
     if candidate_pairs == 0:
         # no page shares a bucket with another (common in small or clean inputs): the verification,
         # component and survivor jobs would all run on empty tables
-        _unpersist(cand, cand_ctx)
+        _unpersist(*(x for x in (cand, cand_ctx) if x is not None))
         return _no_near_duplicates(spark, pages_df, stats, timings)
 
     # 3. shingle ids for candidate pages only, exact Jaccard per edge; members whose edge to
