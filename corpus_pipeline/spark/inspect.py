@@ -9,7 +9,6 @@ from typing import Optional
 
 from .. import schemas
 from ..arrowrun import benchmark_items  # noqa: F401 - no Spark: shared with the pyarrow look-ups
-from .io import read_table
 
 TEXT_CHARS = 300
 

@@ -7,7 +7,6 @@ import random
 import pytest
 
 from corpus_pipeline import annotate as A
-from corpus_pipeline import domains as D
 from corpus_pipeline import schemas
 from corpus_pipeline.annotate import Mark
 from corpus_pipeline.config import AnnotateConfig, DomainConfig
