@@ -307,8 +307,8 @@ class DecontamConfig:
              "question in two sets, a subproblem repeating the earlier ones): they count once for `max_items` and "
              "`generic_items`; 0: only items with the same question count once")
     max_pages: int = opt(
-        0, "a gram found on more pages of the corpus than this is common too (NeMo Curator's `max_matches`; "
-           "0: off)")
+        0, "reserved for a corpus commonness rule (a gram on more pages than this is common, NeMo Curator's "
+           "`max_matches`); only 0 (off) is accepted: the decontamination stage does not apply it")
     canaries: int = opt(
         100, "`RUN/final/canaries`: per item kind, this many copies of corpus pages with one benchmark item "
              "planted, run through the same rules (the caught share per kind, with its 95% interval; the "
@@ -579,7 +579,9 @@ def _check_ranges(cfg: Config) -> None:
     need(0 <= cfg.decontam.min_coverage <= 1, "decontam.min_coverage", "must be between 0 and 1 (0: no question rule: every span is evidence)")
     need(cfg.decontam.long_words >= 0, "decontam.long_words", "must be >= 0 (0: no length rule; coverage and stock phrasing still apply)")
     need(0 <= cfg.decontam.max_stock <= 1, "decontam.max_stock", "must be between 0 and 1 (0: off)")
-    need(cfg.decontam.max_pages >= 0, "decontam.max_pages", "must be >= 0 (0: no corpus commonness rule)")
+    need(cfg.decontam.max_pages == 0, "decontam.max_pages",
+         "only 0 (off) is accepted: the decontamination stage applies no corpus commonness rule (a value "
+         "above 0 was accepted and silently ignored before)")
 
 
 def parse_override(text: str) -> tuple[str, str, Any]:

@@ -41,6 +41,7 @@ def test_unquoted_string_override():
     ("loop.saturation=1.5", "loop.saturation"),
     ("select.mode=\"tokens\"", "select.token_budget"),
     ("classifier", "section.key=value"),
+    ("decontam.max_pages=10", "decontam.max_pages"),     # never applied by the Spark stage: refused, not ignored
 ])
 def test_invalid_settings_name_the_key(override, needle):
     with pytest.raises(ConfigError) as e:
