@@ -458,6 +458,17 @@ def test_code_block_fenced_with_its_language_and_inline_code_in_backticks():
     assert "`len(x)`" in r.text
 
 
+@pytest.mark.parametrize("extractor", ["resiliparse", "trafilatura"])
+def test_code_block_loses_the_indentation_all_its_lines_share(extractor):
+    # a <pre> indented with the HTML around it: the shared indentation is layout, the relative one code
+    html = ("<html><body><p>Type this program into the box below and run it to see what it prints:</p>"
+            "<div>\n        <pre>\n        def f(x):\n            return x + 1\n        print(f(2))</pre>\n"
+            "</div><p>It prints three, the number after two, as the function adds one to its argument.</p>"
+            "</body></html>")
+    r = extract_html(html, "https://example.org/a", extractor=extractor)
+    assert "```\ndef f(x):\n    return x + 1\nprint(f(2))\n```" in r.text, r.text
+
+
 def test_paragraph_that_is_one_code_element_is_a_code_block():
     r = run("<p>Let us ask the computer algebra system whether the number is prime:</p>"
             "<p> <code>PrimeQ[83^27 + 1]</code> </p><p>It answers at once, and <code>x</code> in a"

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import html as htmllib
 import re
+import textwrap
 
 MAX_CELL_CHARS = 400
 _DONE = "data-cp-markdown"   # marks the <pre> elements written here
@@ -48,7 +49,9 @@ def language(*classes: str) -> str:
 
 
 def fenced(code: str, lang: str = "") -> str:
-    code = code.strip("\n")
+    """``code`` as a fenced block; the indentation all its lines share is the page source's layout
+    (a ``<pre>`` indented with the HTML around it), not the code's, and is taken off."""
+    code = textwrap.dedent(code.strip("\n"))
     fence = "````" if "```" in code else "```"
     return f"{fence}{lang}\n{code}\n{fence}"
 
