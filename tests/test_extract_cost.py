@@ -20,7 +20,7 @@ def _real_pages(shared_data):
     from corpus_pipeline import warc
     from corpus_pipeline.config import IngestConfig
     from corpus_pipeline.counters import Counts
-    from corpus_pipeline.extract_quality import webkit_pages
+    from devtools.extract_quality import webkit_pages
     from corpus_pipeline.warc import decode_html
 
     for p in sorted((shared_data / "html").rglob("*.html*")):

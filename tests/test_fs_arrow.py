@@ -35,6 +35,8 @@ def aws_env(moto_url, bucket, monkeypatch):
         monkeypatch.delenv(k, raising=False)
     # "no session" is the case under test; the same pytest process may hold the Spark tests' classic one
     monkeypatch.setattr(fsmod, "_SESSION_FS", [])
+    from corpus_pipeline.spark import classic            # the listing of seed sources asks it directly
+    monkeypatch.setattr(classic, "active_session", lambda: None)
 
 
 @pytest.fixture
