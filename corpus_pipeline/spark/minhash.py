@@ -202,7 +202,7 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
     if candidate_pairs == 0:
         # no page shares a bucket with another (common in small or clean inputs): the verification,
         # component and survivor jobs would all run on empty tables
-        _unpersist(*(x for x in (cand, cand_ctx) if x is not None))
+        _unpersist(cand, cand_ctx)
         return _no_near_duplicates(spark, pages_df, stats, timings)
 
     # 3. shingle ids for candidate pages only, exact Jaccard per edge; members whose edge to
@@ -318,8 +318,9 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
 
 
 def _unpersist(*dfs: DataFrame) -> None:
-    """Release the cached tables, each once (``edges`` is ``cand`` when verification is off)."""
-    for df in {id(x): x for x in dfs}.values():
+    """Release the cached tables, each once (``edges`` is ``cand`` when verification is off; None,
+    a table never made, is skipped)."""
+    for df in {id(x): x for x in dfs if x is not None}.values():
         df.unpersist()
 
 
