@@ -64,6 +64,12 @@ class SparkConfig:
                  "warnings too, `OFF` none; only when the command starts the JVM itself")
     checkpoint_dir: Optional[str] = opt(
         None, "Spark checkpoint folder (near dedup's connected components); unset: `<run>/_checkpoints`")
+    driver_java_options: str = opt(
+        "-XX:TieredStopAtLevel=1",
+        "options of the driver JVM when the command starts it itself (not under spark-submit; in local mode "
+        "the driver JVM runs the executors too); the default compiles with the JIT's first tier only, which "
+        "saves the optimising compiler's CPU on short runs (docs/how-it-works.md); `SPARK_SUBMIT_OPTS` and "
+        "`spark.driver.extraJavaOptions` come after it and win; empty: the JVM's own defaults")
     conf: dict = opt(default_factory=dict, help="any other `spark.*` settings, as a table")
 
 

@@ -109,6 +109,25 @@ def _java_property(name: str, value: str) -> str:
     return f'"{escaped}"'
 
 
+@contextmanager
+def _submit_opts(first: str, last: list):
+    """While the block runs, the launcher's ``SPARK_SUBMIT_OPTS`` (read only while it starts the driver
+    JVM) is ``first`` (``[spark] driver_java_options``), then the user's own ``SPARK_SUBMIT_OPTS``, then
+    ``last``: for a JVM option given twice the last one wins, so the user's environment overrides the
+    product's default, and ``spark.driver.extraJavaOptions`` (placed after these by the launcher) both."""
+    before = os.environ.get("SPARK_SUBMIT_OPTS")
+    parts = [p for p in ((first or "").strip(), before or "") if p] + list(last)
+    if parts:
+        os.environ["SPARK_SUBMIT_OPTS"] = " ".join(parts)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("SPARK_SUBMIT_OPTS", None)
+        else:
+            os.environ["SPARK_SUBMIT_OPTS"] = before
+
+
 def _user_log4j_config(cfg: SparkConfig) -> bool:
     """The user names a log4j2 configuration of their own, which then wins over the project's."""
     places = [str((cfg.conf or {}).get(k, "")) for k in ("spark.driver.extraJavaOptions",
@@ -268,20 +287,13 @@ def get_spark(cfg: Optional[SparkConfig] = None, quiet: bool = False, run: Optio
         props = {"log4j.configurationFile": LOG4J2_PROPERTIES, "corpus_pipeline.spark.log_file": log_file,
                  "corpus_pipeline.spark.log_level": cfg.log_level,
                  "corpus_pipeline.spark.console_log_level": cfg.console_log_level}
-        before = os.environ.get("SPARK_SUBMIT_OPTS")
-        os.environ["SPARK_SUBMIT_OPTS"] = " ".join(
-            ([before] if before else []) + [_java_property(k, v) for k, v in props.items()])
-        try:
-            with _jvm_stderr_filtered():
-                spark = builder.getOrCreate()
-        finally:
-            if before is None:
-                os.environ.pop("SPARK_SUBMIT_OPTS", None)
-            else:
-                os.environ["SPARK_SUBMIT_OPTS"] = before
+        with _submit_opts(cfg.driver_java_options, [_java_property(k, v) for k, v in props.items()]), \
+                _jvm_stderr_filtered():
+            spark = builder.getOrCreate()
         _spark_log = log_file
-    elif not classic.jvm_started() and not os.environ.get("PYSPARK_GATEWAY_PORT"):
-        with _jvm_stderr_filtered():        # a log configuration of the user's: the JVM starts here too
+    elif not classic.jvm_started() and not os.environ.get("PYSPARK_GATEWAY_PORT") and not _under_spark_submit():
+        # a log configuration of the user's: the JVM starts here too
+        with _submit_opts(cfg.driver_java_options, []), _jvm_stderr_filtered():
             spark = builder.getOrCreate()
         classic.set_log_level(spark, cfg.log_level)
     else:

@@ -51,3 +51,49 @@ def test_spark_failure_shows_the_error_and_points_at_the_log(tmp_path):
     failed = next(i for i, ln in enumerate(err) if ln.startswith("corpus-pipeline decontaminate: failed: "))
     assert not any(ln.startswith("\tat ") for ln in err[failed:]), err[failed:]   # the message, not the stack
     assert re.search(r"^\S+Z ERROR +\w+: ", open(path).read(), re.M)              # Spark's error, in its log
+
+
+_JVM_ARGS = """
+import json, os, sys
+from corpus_pipeline.config import load_config
+from corpus_pipeline.spark.session import get_spark
+cfg = load_config(overrides=sys.argv[1:])
+before = os.environ.get("SPARK_SUBMIT_OPTS")
+spark = get_spark(cfg.spark, quiet=True)
+args = list(spark._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
+print(json.dumps({"args": args, "env_kept": os.environ.get("SPARK_SUBMIT_OPTS") == before}))
+spark.stop()
+"""
+
+
+def test_driver_jvm_options_reach_the_jvm_and_the_users_own_win():
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from runs import ENV
+
+    env = {k: v for k, v in ENV.items() if k != "SPARK_SUBMIT_OPTS"}
+    cases = {   # name: (SPARK_SUBMIT_OPTS or None, --set overrides)
+        "default": (None, []),
+        "user env": ("-XX:TieredStopAtLevel=4", []),
+        "setting": (None, ["spark.driver_java_options=\"-XX:CICompilerCount=2\""]),
+    }
+    procs = {}
+    for name, (opts, sets) in cases.items():     # three JVMs at once: one start's wait, not three
+        e = dict(env, **({"SPARK_SUBMIT_OPTS": opts} if opts else {}))
+        procs[name] = subprocess.Popen([sys.executable, "-c", _JVM_ARGS, "spark.master=\"local[1]\"", *sets], env=e,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=os.getcwd())
+    out = {}
+    for name, p in procs.items():
+        so, se = p.communicate(timeout=600)
+        assert p.returncode == 0, se[-3000:]
+        out[name] = json.loads(so.strip().splitlines()[-1])
+    tier = {n: [a for a in o["args"] if a.startswith("-XX:TieredStopAtLevel=")] for n, o in out.items()}
+    assert tier["default"] == ["-XX:TieredStopAtLevel=1"]
+    assert tier["user env"] == ["-XX:TieredStopAtLevel=1", "-XX:TieredStopAtLevel=4"]   # the JVM takes the last
+    assert tier["setting"] == [] and "-XX:CICompilerCount=2" in out["setting"]["args"]
+    for name, o in out.items():
+        assert o["env_kept"], name                      # the process's environment is given back unchanged
+        assert any(a.startswith("-Dlog4j.configurationFile=") for a in o["args"]), name   # the log config too
