@@ -31,6 +31,7 @@ COMMANDS = {
     "inspect": "Print sample pages, near duplicates and decontamination removals of a run.",
     "submit": "Run a command on a Spark cluster through spark-submit.",
     "fetch-benchmarks": "Download the public benchmark test sets that decontamination uses (needs network).",
+    "jvm-cache": "Write the driver JVM's class archive, which cuts every later command's Spark start-up.",
 }
 
 DESCRIPTION = """Mine a maths corpus from web crawls (the DeepSeekMath recipe) on Spark.

@@ -70,6 +70,12 @@ class SparkConfig:
         "the driver JVM runs the executors too); the default compiles with the JIT's first tier only, which "
         "saves the optimising compiler's CPU on short runs (docs/how-it-works.md); `SPARK_SUBMIT_OPTS` and "
         "`spark.driver.extraJavaOptions` come after it and win; empty: the JVM's own defaults")
+    class_archive: str = opt(
+        "auto",
+        "class-data-sharing archive the driver JVM maps when the command starts it itself, which cuts its "
+        "start-up (`corpus-pipeline jvm-cache` writes it; `make setup` runs that): `auto` uses the one in "
+        "the cache folder for this java and these Spark jars when it exists, a path names another file, "
+        "`off` none; a missing or mismatched archive only means the JVM starts without it")
     conf: dict = opt(default_factory=dict, help="any other `spark.*` settings, as a table")
 
 

@@ -151,6 +151,26 @@ def jvm_started() -> bool:
     return SparkContext._gateway is not None
 
 
+def stop_and_wait_for_jvm(timeout_s: float = 600) -> None:
+    """Stop this process's SparkContext and wait until the driver JVM it started has exited (what it
+    does at exit, e.g. writing a class archive, is then done); nothing when no JVM was started here."""
+    from pyspark import SparkContext
+
+    gateway = SparkContext._gateway
+    proc = getattr(gateway, "proc", None)      # the launcher's process, which became the JVM (exec)
+    if SparkContext._active_spark_context is not None:
+        SparkContext._active_spark_context.stop()
+    if proc is None:
+        return
+    try:
+        gateway.shutdown()
+    except Exception:   # noqa: BLE001 - the JVM may already be on its way out
+        pass
+    if proc.stdin is not None:
+        proc.stdin.close()                     # the gateway server exits when its stdin closes
+    proc.wait(timeout=timeout_s)
+
+
 def attach_submit_jvm() -> None:
     """Under spark-submit, connect to its already running JVM (so that ``SparkConf()`` holds its
     ``--master`` and ``--conf`` settings)."""

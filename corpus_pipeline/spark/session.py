@@ -36,6 +36,7 @@ from .. import fs as fsmod
 from .. import packaging
 from ..config import SparkConfig
 from ..errors import UsageError, shown_master
+from . import jvmcache
 
 
 def _under_spark_submit() -> bool:
@@ -107,6 +108,12 @@ def _java_property(name: str, value: str) -> str:
     """``-Dname=value`` quoted for the launcher's option parser (spaces, quotes, backslashes)."""
     escaped = f"-D{name}={value}".replace("\\", "\\\\").replace('"', '\\"')
     return f'"{escaped}"'
+
+
+def _driver_options(cfg: SparkConfig) -> str:
+    """The options of a driver JVM this process starts: ``[spark] driver_java_options``, then the class
+    archive's (:mod:`.jvmcache`: map the archive ``[spark] class_archive`` names, when there is one)."""
+    return " ".join(p for p in ((cfg.driver_java_options or "").strip(), jvmcache.jvm_options(cfg.class_archive)) if p)
 
 
 @contextmanager
@@ -287,14 +294,16 @@ def get_spark(cfg: Optional[SparkConfig] = None, quiet: bool = False, run: Optio
         props = {"log4j.configurationFile": LOG4J2_PROPERTIES, "corpus_pipeline.spark.log_file": log_file,
                  "corpus_pipeline.spark.log_level": cfg.log_level,
                  "corpus_pipeline.spark.console_log_level": cfg.console_log_level}
-        with _submit_opts(cfg.driver_java_options, [_java_property(k, v) for k, v in props.items()]), \
+        with _submit_opts(_driver_options(cfg), [_java_property(k, v) for k, v in props.items()]), \
                 _jvm_stderr_filtered():
             spark = builder.getOrCreate()
+        jvmcache.wait_for_dump_at_exit()
         _spark_log = log_file
     elif not classic.jvm_started() and not os.environ.get("PYSPARK_GATEWAY_PORT") and not _under_spark_submit():
         # a log configuration of the user's: the JVM starts here too
-        with _submit_opts(cfg.driver_java_options, []), _jvm_stderr_filtered():
+        with _submit_opts(_driver_options(cfg), []), _jvm_stderr_filtered():
             spark = builder.getOrCreate()
+        jvmcache.wait_for_dump_at_exit()
         classic.set_log_level(spark, cfg.log_level)
     else:
         spark = builder.getOrCreate()

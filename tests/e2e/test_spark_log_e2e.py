@@ -97,3 +97,43 @@ def test_driver_jvm_options_reach_the_jvm_and_the_users_own_win():
     for name, o in out.items():
         assert o["env_kept"], name                      # the process's environment is given back unchanged
         assert any(a.startswith("-Dlog4j.configurationFile=") for a in o["args"]), name   # the log config too
+
+
+def test_class_archive_written_then_mapped_and_a_bad_one_ignored(tmp_path):
+    """`jvm-cache` writes the driver JVM's class archive; a later JVM loads Spark's classes from it
+    (the JVM's own class-load log says where each class came from); a file that is no archive is
+    ignored without a word, and the command's result is the same."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from runs import ENV
+
+    archive = tmp_path / "classes.jsa"
+    p = cli_process(["jvm-cache", "--out", str(archive), "--pages", "40"], timeout=900)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    assert archive.is_file() and archive.stat().st_size > 10_000_000, p.stdout
+    assert not list(tmp_path.glob("classes.jsa.tmp*"))             # written under another name, then renamed
+    bogus = tmp_path / "bogus.jsa"
+    bogus.write_bytes(os.urandom(1 << 16))
+    env = {k: v for k, v in ENV.items() if k != "SPARK_SUBMIT_OPTS"}
+    procs, logs = {}, {}
+    for name, path in (("archive", archive), ("bogus", bogus)):
+        logs[name] = tmp_path / f"{name}-classload.log"
+        sets = [f"spark.class_archive=\"{path}\"",
+                f"spark.driver_java_options=\"-XX:TieredStopAtLevel=1 -Xlog:class+load=info:file={logs[name]}\""]
+        procs[name] = subprocess.Popen([sys.executable, "-c", _JVM_ARGS, "spark.master=\"local[1]\"", *sets], env=env,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=os.getcwd())
+    for name, proc in procs.items():
+        so, se = proc.communicate(timeout=600)
+        assert proc.returncode == 0, se[-3000:]
+        args = json.loads(so.strip().splitlines()[-1])["args"]
+        path = archive if name == "archive" else bogus
+        assert f"-XX:SharedArchiveFile={path}" in args, args
+        assert "shared archive" not in se.lower() and "cds" not in se.lower(), se[-3000:]
+    spark_ctx = r"org\.apache\.spark\.SparkContext source: (.*)$"
+    mapped = re.search(spark_ctx, logs["archive"].read_text(), re.M)
+    assert mapped and "shared objects file (top)" in mapped.group(1), mapped
+    unmapped = re.search(spark_ctx, logs["bogus"].read_text(), re.M)
+    assert unmapped and "shared objects file" not in unmapped.group(1), unmapped
