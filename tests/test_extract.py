@@ -117,6 +117,11 @@ def test_mathml_own_tex_annotation_preferred():
      "<mtr><mtd><mi>c</mi></mtd><mtd><mi>d</mi></mtd></mtr></mtable>",
      "\\begin{array}{cc}a & b \\\\ c & d\\end{array}"),
     ("<mrow><mo>(</mo><mfrac><mi>a</mi><mi>b</mi></mfrac><mo>)</mo></mrow>", "\\left(\\frac{a}{b}\\right)"),
+    # MathJax's \bigl( ... \bigr): each sized fence alone in an mrow; a non-stretchy pair stays plain
+    ("<mrow><mrow><mo minsize='2em' maxsize='2em'>(</mo></mrow><mfrac linethickness='0'><mi>n</mi><mi>k</mi></mfrac>"
+     "<mrow><mo minsize='2em' maxsize='2em'>)</mo></mrow></mrow>", "\\left(\\genfrac{}{}{0}{}{n}{k}\\right)"),
+    ("<mi>P</mi><mo stretchy='false'>(</mo><mi>E</mi><mo stretchy='false'>)</mo>", "P(E)"),
+    ("<mrow><mrow><mo>(</mo><mi>a</mi></mrow><mi>b</mi><mo>)</mo></mrow>", "(ab)"),
     ("<mroot><mi>x</mi><mn>3</mn></mroot>", "\\sqrt[3]{x}"),
     ("<mover><mi>x</mi><mo>^</mo></mover>", "\\hat{x}"),
     ("<mi>sin</mi><mi>&#x3B8;</mi>", "\\sin \\theta"),
