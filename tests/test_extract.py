@@ -369,6 +369,12 @@ def test_a_swallowed_timeout_still_counts_as_a_timeout():
     # ldots and the differentials are single symbols of ASCIIMath's table
     ("1,ldots,n", "1,\\ldots,n"),
     ("dy/dx", "\\frac{dy}{dx}"),
+    # the TeX names of the symbols are ASCIIMath too; a word that only starts with one is not
+    ("2 times 7 = 14", "2\\times 7=14"),
+    ("a cdot b to c", "a\\cdot b\\to c"),
+    ("total", "total"),
+    # a column vector is a one-column matrix
+    ("((1),(0))", "\\left(\\begin{array}{c}1 \\\\ 0\\end{array}\\right)"),
 ])
 def test_asciimath_to_tex(am, expected):
     from corpus_pipeline.asciimath import asciimath_to_tex
