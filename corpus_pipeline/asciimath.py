@@ -10,7 +10,8 @@ module converts it to TeX following the language's grammar::
 
 with the standard symbol table (Greek letters, operators, relations, arrows,
 functions, accents and fonts, ``frac``/``root``/``stackrel``, ``"text"`` and
-``text(..)``, matrices ``[[a,b],[c,d]]`` and column vectors ``((a),(b))``; the TeX names of the
+``text(..)``, matrices ``[[a,b],[c,d]]``, column vectors ``((a),(b))`` and determinants
+``|(a,b),(c,d)|``; the TeX names of the
 symbols, ``times`` for ``xx``, are taken too).  Brackets around a sub/superscript,
 a fraction's parts or a unary argument are dropped, as ASCIIMath does.
 """
@@ -180,6 +181,10 @@ class _Parser:
             return _Node(r"\left" + lft + inner + r"\right" + r, inner, True)
         if val in RIGHT:
             return _Node(RIGHT[val] if RIGHT[val] != "." else "")
+        if val == "|":
+            det = self._determinant()
+            if det is not None:
+                return det
         if val in UNARY:
             arg = self.parse_S()
             cmd = UNARY[val]
@@ -204,6 +209,32 @@ class _Parser:
         if val in CONST:
             return _Node(CONST[val])
         return _Node(val)
+
+    def _determinant(self):
+        """``|(a,b),(c,d)|``: bars around the rows of a matrix are its delimiters (a determinant),
+        as ASCIIMath reads them; None (the bar stays a symbol) when the bars hold anything else."""
+        depth, j = 0, self.i
+        while j < len(self.t):
+            kind, v = self.t[j]
+            if kind == "sym" and v in LEFT:
+                depth += 1
+            elif kind == "sym" and v in RIGHT:
+                depth -= 1
+                if depth < 0:
+                    return None
+            elif kind == "sym" and v == "|" and depth == 0:
+                break
+            j += 1
+        else:
+            return None
+        items, _ = _Parser(self.t[self.i:j]).parse_E()
+        rows = _matrix_rows(items)
+        if rows is None:
+            return None
+        self.i = j + 1
+        body = r"\begin{array}{" + "c" * len(rows[0]) + "}" + r" \\ ".join(" & ".join(c) for c in rows) \
+            + r"\end{array}"
+        return _Node(r"\left|" + body + r"\right|", body, True)
 
     def parse_I(self):
         s = self.parse_S()

@@ -375,6 +375,9 @@ def test_a_swallowed_timeout_still_counts_as_a_timeout():
     ("total", "total"),
     # a column vector is a one-column matrix
     ("((1),(0))", "\\left(\\begin{array}{c}1 \\\\ 0\\end{array}\\right)"),
+    # bars around a matrix's rows are a determinant's delimiters; around anything else they stay bars
+    ("|(a,b),(c,d)|=ad-bc", "\\left|\\begin{array}{cc}a & b \\\\ c & d\\end{array}\\right|=ad-bc"),
+    ("|x|+|(a,b)|", "|x|+|\\left(a,b\\right)|"),
 ])
 def test_asciimath_to_tex(am, expected):
     from corpus_pipeline.asciimath import asciimath_to_tex
