@@ -63,6 +63,13 @@ def test_mathjax_scripts_inline_and_display_and_preview_dropped():
     assert "mathjax" in r.math_kinds and r.has_math_markup
 
 
+def test_tex_comment_dropped_before_line_breaks_collapse():
+    # joined into one line, the comment would swallow "+ c"; \\% is a percent sign, not a comment
+    r = run('<p>The sum <script type="math/tex; mode=display">a + b % the first two\n+ c = 50\\%\nof d'
+            '</script> is what the statement asks for in every case considered here.</p>')
+    assert "$$a + b + c = 50\\% of d$$" in r.text
+
+
 def test_tex_delimiters_in_text_survive():
     r = run("<p>Euler wrote \\(e^{i\\pi} + 1 = 0\\) and also $$\\int_0^1 x\\,dx = \\frac12$$ "
             "in his letters, and the identity $\\alpha_1 + \\beta$ follows at once.</p>")
