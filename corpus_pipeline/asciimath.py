@@ -10,7 +10,9 @@ module converts it to TeX following the language's grammar::
 
 with the standard symbol table (Greek letters, operators, relations, arrows,
 functions, accents and fonts, ``frac``/``root``/``stackrel``, ``"text"`` and
-``text(..)``, matrices ``[[a,b],[c,d]]``).  Brackets around a sub/superscript,
+``text(..)``, matrices ``[[a,b],[c,d]]``, column vectors ``((a),(b))`` and determinants
+``|(a,b),(c,d)|``; the TeX names of the
+symbols, ``times`` for ``xx``, are taken too).  Brackets around a sub/superscript,
 a fraction's parts or a unary argument are dropped, as ASCIIMath does.
 """
 from __future__ import annotations
@@ -63,7 +65,19 @@ CONST.update({
     "|->": r"\mapsto", "larr": r"\leftarrow", "harr": r"\leftrightarrow", "rArr": r"\Rightarrow",
     "lArr": r"\Leftarrow", "hArr": r"\Leftrightarrow",
 })
-UNARY = {"sqrt": r"\sqrt", "hat": r"\hat", "bar": r"\overline", "ul": r"\underline", "vec": r"\vec",
+# ASCIIMath also takes the TeX names of its symbols (asciimath.org's "TeX alt" column): ``2 times 7``
+# is ``2 xx 7``.  Names already in the table keep their entry.
+for _name in ("times cdot ast star backslash setminus div ltimes rtimes bowtie circ oplus otimes odot "
+              "wedge bigwedge vee bigvee cap bigcap cup bigcup ne lt gt leq geq prec preceq succ succeq "
+              "notin subset supset subseteq supseteq equiv cong approx sim propto neg implies iff forall "
+              "exists bot top vdash models partial nabla pm mp emptyset infty therefore because angle "
+              "triangle lfloor rfloor lceil rceil uparrow downarrow rightarrow to rightarrowtail "
+              "twoheadrightarrow twoheadrightarrowtail mapsto leftarrow leftrightarrow Rightarrow "
+              "Leftarrow Leftrightarrow").split():
+    CONST.setdefault(_name, {"implies": r"\Rightarrow", "iff": r"\Leftrightarrow", "ne": r"\ne",
+                             "leq": r"\le", "geq": r"\ge", "lt": "<", "gt": ">"}.get(_name, "\\" + _name))
+UNARY = {"sqrt": r"\sqrt", "mathbf": r"\mathbf", "mathbb": r"\mathbb", "mathcal": r"\mathcal",
+         "mathtt": r"\mathtt", "mathfrak": r"\mathfrak", "mathsf": r"\mathsf", "hat": r"\hat", "bar": r"\overline", "ul": r"\underline", "vec": r"\vec",
          "dot": r"\dot", "ddot": r"\ddot", "tilde": r"\tilde", "obrace": r"\overbrace",
          "ubrace": r"\underbrace", "overline": r"\overline", "underline": r"\underline",
          "bb": r"\mathbf", "bbb": r"\mathbb", "cc": r"\mathcal", "tt": r"\mathtt", "fr": r"\mathfrak",
@@ -72,8 +86,8 @@ UNARY = {"sqrt": r"\sqrt", "hat": r"\hat", "bar": r"\overline", "ul": r"\underli
 BINARY = {"frac": r"\frac", "root": "root", "stackrel": r"\stackrel", "overset": r"\overset",
           "underset": r"\underset", "color": "color"}
 TEXT = {"text", "mbox"}
-LEFT = {"(": "(", "[": "[", "{": r"\{", "(:": r"\langle", "<<": r"\langle", "{:": "."}
-RIGHT = {")": ")", "]": "]", "}": r"\}", ":)": r"\rangle", ">>": r"\rangle", ":}": "."}
+LEFT = {"(": "(", "[": "[", "{": r"\{", "(:": r"\langle", "<<": r"\langle", "{:": ".", "langle": r"\langle"}
+RIGHT = {")": ")", "]": "]", "}": r"\}", ":)": r"\rangle", ">>": r"\rangle", ":}": ".", "rangle": r"\rangle"}
 
 _SYMBOLS = sorted(set(CONST) | set(UNARY) | set(BINARY) | TEXT | set(LEFT) | set(RIGHT) | {"/", "_", "^"},
                   key=len, reverse=True)
@@ -167,6 +181,10 @@ class _Parser:
             return _Node(r"\left" + lft + inner + r"\right" + r, inner, True)
         if val in RIGHT:
             return _Node(RIGHT[val] if RIGHT[val] != "." else "")
+        if val == "|":
+            det = self._determinant()
+            if det is not None:
+                return det
         if val in UNARY:
             arg = self.parse_S()
             cmd = UNARY[val]
@@ -191,6 +209,32 @@ class _Parser:
         if val in CONST:
             return _Node(CONST[val])
         return _Node(val)
+
+    def _determinant(self):
+        """``|(a,b),(c,d)|``: bars around the rows of a matrix are its delimiters (a determinant),
+        as ASCIIMath reads them; None (the bar stays a symbol) when the bars hold anything else."""
+        depth, j = 0, self.i
+        while j < len(self.t):
+            kind, v = self.t[j]
+            if kind == "sym" and v in LEFT:
+                depth += 1
+            elif kind == "sym" and v in RIGHT:
+                depth -= 1
+                if depth < 0:
+                    return None
+            elif kind == "sym" and v == "|" and depth == 0:
+                break
+            j += 1
+        else:
+            return None
+        items, _ = _Parser(self.t[self.i:j]).parse_E()
+        rows = _matrix_rows(items)
+        if rows is None:
+            return None
+        self.i = j + 1
+        body = r"\begin{array}{" + "c" * len(rows[0]) + "}" + r" \\ ".join(" & ".join(c) for c in rows) \
+            + r"\end{array}"
+        return _Node(r"\left|" + body + r"\right|", body, True)
 
     def parse_I(self):
         s = self.parse_S()
@@ -239,7 +283,8 @@ def _join(items) -> str:
 
 
 def _matrix_rows(items):
-    """[[a,b],[c,d]] -> [["a","b"],["c","d"]] when items are bracket groups split by commas."""
+    """[[a,b],[c,d]] -> [["a","b"],["c","d"]] when items are bracket groups split by commas; one
+    column is enough (``((1),(0))`` is a column vector)."""
     groups = [n for n in items if n.tex != ","]
     if len(groups) < 2 or len(groups) != (len(items) + 1) // 2 or not all(n.bracketed for n in groups):
         return None
@@ -247,7 +292,7 @@ def _matrix_rows(items):
     for g in groups:
         cells = [c.strip() for c in _split_top(g.inner)]
         rows.append(cells)
-    if len({len(r) for r in rows}) != 1 or len(rows[0]) < 2:
+    if len({len(r) for r in rows}) != 1:
         return None
     return rows
 

@@ -16,14 +16,17 @@ description and behaviour (no code taken from it):
   `` `inline` `` code removed first) by ``$$..$$``, ``\\[..\\]``, ``$..$``, ``\\(..\\)`` (not
   after a backslash), taken in that order of patterns, each stripped, joined by newlines;
 - ``code_edit``: the bodies of fenced blocks (the lines between the fence lines) and of
-  indented blocks (two or more lines indented by 4 spaces or a tab, a blank line before and
-  after, not a list or money), joined by newlines;
-- ``table_edit``: the tables (outermost ``<table>`` elements, then pipe tables: runs of lines
-  holding ``|`` whose second line is a ``---`` separator) joined; normalised to one HTML
-  table (the pipe lines' cells when no ``<table>`` is there, else the first ``<table>``: the
-  benchmark's own behaviour), then its rows' cell texts (cells joined by a space, rows by a
-  newline) compared;
-- ``table_teds``: TEDS on the same normalised tables: ``1 - tree_edit_distance / max(nodes)``,
+  indented blocks (after a blank stretch, two or more lines starting with 4+ spaces or tabs,
+  not a list or money; nothing required after the block, and a block one empty line below
+  another is not found: the benchmark's pattern behaves so), joined by newlines;
+- ``table_edit``: the tables (outermost ``<table>`` elements of the text with its code removed,
+  re-serialised as Python's html.parser reads them through BeautifulSoup: minimal escaping,
+  ``<br/>``, whitespace-only strings as one space or newline; then pipe tables: runs of lines
+  holding ``|`` whose second line is a ``---`` separator) joined by newlines and normalised to
+  one HTML string (the pipe lines as an HTML table when no ``<table>`` is there, else the joined
+  text as it stands): the similarity of those two strings, markup included (as the benchmark
+  computes it, not of the cell texts);
+- ``table_teds``: TEDS on the first table of the same normalised strings: ``1 - tree_edit_distance / max(nodes)``,
   nodes labelled by tag and text (renaming costs 1 across tags, else the normalised edit
   distance of the texts; tbody/thead/tfoot flattened).  The benchmark's published
   implementation falls back to the node-count difference (it passes its bracket strings to a
@@ -51,7 +54,19 @@ _FORMULA_PATTERNS = (
     re.compile(r"(?<!\\)\$(.*?)(?<!\\)\$", re.S),
     re.compile(r"(?<!\\)\\\((.*?)(?<!\\)\\\)", re.S),
 )
-_INDENT = re.compile(r" {4}|\t")
+# An indented block as the benchmark finds it: a line break, whitespace (blank lines), a line break,
+# then two or more lines each starting with 4+ spaces or with tabs.  Its pattern ends in a look-ahead
+# for a blank line or a line end, which the last line always meets by leaving its own line break
+# out, so nothing is required after the block; when the line after it is empty, the block takes its
+# line break along, and an indented block one empty line further down is then not found (searches
+# do not overlap).  Whitespace-only lines before the block belong to the blank lines.
+_INDENTED_BLOCK = re.compile(r"""
+    \n \s* \n                        # a blank stretch before the block
+    (                                   # the block:
+      (?: (?: \x20{4,} | \t+ ) [^\n]* (?: \n | $ ) ){2,}   # 2+ indented lines, line break optional
+    )
+    (?= \n \s* \n | $ )              # a blank stretch or a line end next
+""", re.M | re.X)
 _NOT_CODE_LINE = re.compile(r"^[-•*]\s|^\d+\.\s|\$[\d,]|\b(?:million|billion|thousand)\b", re.I)
 _MD_SEPARATOR_CELL = re.compile(r"^:?-{3,}:?$")
 _MD_SEPARATOR_LINE = re.compile(r"^[\s|\-:]+$")
@@ -75,22 +90,11 @@ def code_blocks(md: str) -> list:
         body = "\n".join(m.group(0).split("\n")[1:-1])
         if body:
             out.append(body)
-    lines = md.split("\n")
-    i = 0
-    while i < len(lines):
-        if not _INDENT.match(lines[i]):
-            i += 1
+    for m in _INDENTED_BLOCK.finditer(md):
+        body_lines = [ln for ln in m.group(1).split("\n") if ln.strip()]
+        if len(body_lines) < 2 or any(_NOT_CODE_LINE.search(ln.strip()) for ln in body_lines):
             continue
-        j = i
-        while j < len(lines) and _INDENT.match(lines[j]):
-            j += 1
-        # a run of indented lines with a blank line before it (not the text's first line) and an
-        # empty line (or the end) after it: the benchmark's regular expression, line by line
-        if i >= 2 and not lines[i - 1].strip() and (j == len(lines) or lines[j] == ""):
-            body_lines = [ln for ln in lines[i:j] if ln.strip()]
-            if len(body_lines) >= 2 and not any(_NOT_CODE_LINE.search(ln.strip()) for ln in body_lines):
-                out.append("\n".join(ln[4:] if ln.startswith("    ") else ln[1:] for ln in body_lines))
-        i = j
+        out.append("\n".join(ln[4:] if ln.startswith("    ") else ln[1:] for ln in body_lines))
     return out
 
 
@@ -106,20 +110,12 @@ def formulas(md: str) -> list:
 
 
 def _html_tables(md: str) -> list:
-    """Outermost <table>...</table> spans (an unclosed one runs to the end)."""
-    out, depth, start = [], 0, 0
-    for m in _TABLE_TAG.finditer(md):
-        if not m.group(1):
-            if depth == 0:
-                start = m.start()
-            depth += 1
-        elif depth:
-            depth -= 1
-            if depth == 0:
-                out.append(md[start:m.end()])
-    if depth:
-        out.append(md[start:])
-    return out
+    """The outermost <table> elements of the text with its code removed, re-serialised."""
+    text = _INLINE_CODE.sub("", _FENCED.sub("", md))
+    if "<table" not in text.lower():
+        return []
+    return [t.html() for t in _parse_html(text).iter("table")
+            if not any(a.tag in _TABLE_PARENTS for a in t.ancestors())]
 
 
 def _is_separator(line: str) -> bool:
@@ -147,9 +143,167 @@ def split_markdown(md: str) -> dict:
 
 
 # ---------------------------------------------------------------------------
-# tables: normalised HTML, row text, TEDS
+# tables: a small HTML tree (the benchmark parses with Python's html.parser through BeautifulSoup)
+
+_VOID = frozenset("area base br col embed hr img input keygen link menuitem meta param source track wbr "
+                  "basefont bgsound command frame image isindex nextid spacer".split())
+_LIST_ATTRS = frozenset(("class", "accesskey", "dropzone", "rel", "rev", "headers", "accept-charset",
+                         "archive", "sizes", "sandbox", "for"))
+_PRESERVE_WS = frozenset(("pre", "textarea"))
+_RAW_TEXT = frozenset(("script", "style"))
+_TABLE_PARENTS = frozenset(("td", "tr", "tbody", "table"))
+
+
+class _Node:
+    """An element: ``tag``, ``attrs`` [(name, value)], ``children`` (_Node, str, or ("comment", text))."""
+
+    __slots__ = ("tag", "attrs", "children", "parent")
+
+    def __init__(self, tag, attrs, parent):
+        self.tag, self.attrs, self.children, self.parent = tag, attrs, [], parent
+
+    def ancestors(self):
+        p = self.parent
+        while p is not None:
+            yield p
+            p = p.parent
+
+    def iter(self, tag):
+        """Descendant elements named ``tag``, document order."""
+        for c in self.children:
+            if isinstance(c, _Node):
+                if c.tag == tag:
+                    yield c
+                yield from c.iter(tag)
+
+    def strings(self):
+        for c in self.children:
+            if isinstance(c, str):
+                yield c
+            elif isinstance(c, _Node) and c.tag not in _RAW_TEXT:
+                yield from c.strings()
+
+    def text(self) -> str:
+        """The stripped strings joined (comments and script/style left out)."""
+        return "".join(s.strip() for s in self.strings())
+
+    def html(self) -> str:
+        out = []
+        self._html(out, False)
+        return "".join(out)
+
+    def _html(self, out, raw):
+        attrs = "".join(f" {k}={_quote_attr(v)}" for k, v in self.attrs)
+        if self.tag in _VOID and not self.children:
+            out.append(f"<{self.tag}{attrs}/>")
+            return
+        out.append(f"<{self.tag}{attrs}>")
+        raw = raw or self.tag in _RAW_TEXT
+        for c in self.children:
+            if isinstance(c, _Node):
+                c._html(out, raw)
+            elif isinstance(c, str):
+                out.append(c if raw else _esc(c))
+            else:
+                out.append(c[1])
+        out.append(f"</{self.tag}>")
+
+
+def _esc(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _quote_attr(v: str) -> str:
+    v = _esc(v)
+    if '"' not in v:
+        return f'"{v}"'
+    if "'" not in v:
+        return f"'{v}'"
+    return '"' + v.replace('"', "&quot;") + '"'
+
+
+def _parse_html(text: str) -> _Node:
+    """A tree as Python's html.parser events build it without repairs: an end tag closes the most
+    recent open element of its name (and those inside it; ignored when none is open), void elements
+    close at once, whitespace-only strings outside <pre>/<textarea> become one newline or space,
+    attribute values of list attributes (``class`` ...) have their whitespace collapsed."""
+    from html.parser import HTMLParser
+
+    root = _Node("[document]", [], None)
+
+    class Builder(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.cur, self.data, self.closed_void = root, [], []
+
+        def flush(self):
+            if not self.data:
+                return
+            d = "".join(self.data)
+            self.data = []
+            if not d.strip(" \t\n\r\f") and not any(n.tag in _PRESERVE_WS for n in (self.cur, *self.cur.ancestors())):
+                d = "\n" if "\n" in d else " "
+            self.cur.children.append(d)
+
+        def handle_starttag(self, tag, attrs, void_closes=True):
+            self.flush()
+            merged = {}
+            for k, v in attrs:
+                v = "" if v is None else v
+                merged[k] = " ".join(v.split()) if k in _LIST_ATTRS else v
+            node = _Node(tag, list(merged.items()), self.cur)
+            self.cur.children.append(node)
+            self.cur = node
+            if tag in _VOID and void_closes:
+                self.cur = node.parent
+                self.closed_void.append(tag)
+
+        def handle_startendtag(self, tag, attrs):
+            self.handle_starttag(tag, attrs, void_closes=False)
+            self.handle_endtag(tag, redundant_void=False)
+
+        def handle_endtag(self, tag, redundant_void=True):
+            if redundant_void and tag in self.closed_void:
+                self.closed_void.remove(tag)
+                return
+            self.flush()
+            n = self.cur
+            while n is not root and n.tag != tag:
+                n = n.parent
+            if n is not root:
+                self.cur = n.parent
+
+        def handle_data(self, data):
+            self.data.append(data)
+
+        def handle_comment(self, data):
+            self.flush()
+            self.cur.children.append(("comment", f"<!--{data}-->"))
+
+        def handle_decl(self, decl):
+            self.flush()
+            self.cur.children.append(("decl", f"<!{decl}>"))
+
+        def unknown_decl(self, data):
+            self.flush()
+            self.cur.children.append(("decl", f"<![{data}]>"))
+
+        def handle_pi(self, data):
+            self.flush()
+            self.cur.children.append(("pi", f"<?{data}>"))
+
+    b = Builder()
+    try:
+        b.feed(text)
+        b.close()
+    except Exception:  # noqa: BLE001 - what was parsed so far stands
+        pass
+    b.flush()
+    return root
+
 
 def _pipe_table_html(md: str) -> str:
+    """A pipe table as the benchmark's HTML: first row th, then td; cell text as it stands."""
     rows = [ln.strip() for ln in md.split("\n") if "|" in ln and ln.strip()]
     rows = [ln for ln in rows if not _MD_SEPARATOR_LINE.match(ln)]
     if not rows:
@@ -159,50 +313,30 @@ def _pipe_table_html(md: str) -> str:
         cells = [c.strip() for c in ln.split("|") if c.strip()]
         if cells:
             tag = "th" if i == 0 else "td"
-            parts.append("<tr>" + "".join(f"<{tag}>{_esc(c)}</{tag}>" for c in cells) + "</tr>")
+            parts.append("<tr>" + "".join(f"<{tag}>{c}</{tag}>" for c in cells) + "</tr>")
     parts.append("</table>")
     return "".join(parts)
 
 
-def _esc(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+def normalised_html(table_text: str) -> str:
+    """The string table_edit compares: the joined tables as they stand when one is HTML (the
+    benchmark's behaviour: pipe tables beside an HTML one stay Markdown), else the pipe lines as one
+    HTML table, else the text in one cell; "" for no table."""
+    if not table_text.strip():
+        return ""
+    if "<table" in table_text.lower():
+        return table_text
+    if "|" in table_text:
+        return _pipe_table_html(table_text)
+    return f"<table><tr><td>{table_text}</td></tr></table>"
 
 
 def normalised_table(table_text: str):
-    """The lxml <table> element the metric compares (None when there is no table)."""
-    if not table_text.strip():
+    """The first <table> of :func:`normalised_html` as a tree (None when there is none)."""
+    html = normalised_html(table_text)
+    if not html.strip():
         return None
-    if "<table" in table_text.lower():
-        html = table_text
-    elif "|" in table_text:
-        html = _pipe_table_html(table_text)
-    else:
-        html = f"<table><tr><td>{_esc(table_text)}</td></tr></table>"
-    if not html:
-        return None
-    import lxml.html
-
-    try:
-        root = lxml.html.fragment_fromstring(html, create_parent="div")
-    except Exception:  # noqa: BLE001 - an unparsable table is no table
-        return None
-    return next(root.iter("table"), None)
-
-
-def _text(el) -> str:
-    return "".join(s.strip() for s in el.itertext())
-
-
-def table_rows_text(table) -> str:
-    if table is None:
-        return ""
-    rows = []
-    for tr in table.iter("tr"):
-        cells = [c for c in tr.iter("td", "th")]
-        line = " ".join(_text(c) for c in cells)
-        if line:
-            rows.append(line)
-    return "\n".join(rows)
+    return next(_parse_html(html).iter("table"), None)
 
 
 _FLATTEN = {"tbody", "thead", "tfoot"}
@@ -211,14 +345,14 @@ _FLATTEN = {"tbody", "thead", "tfoot"}
 def _tree(el):
     """(label tag, text, children) with tbody/thead/tfoot flattened into their parent."""
     kids = []
-    for c in el:
-        if not isinstance(c.tag, str):
+    for c in el.children:
+        if not isinstance(c, _Node):
             continue
         if c.tag in _FLATTEN:
             kids.extend(_tree(c)[2])
         else:
             kids.append(_tree(c))
-    return (el.tag, _text(el), kids)
+    return (el.tag, el.text(), kids)
 
 
 def _postorder(tree) -> tuple[list, list]:
@@ -310,9 +444,9 @@ def score_page(pred: str, truth: str) -> dict:
         "formula_edit": edit_similarity(p["formula"], t["formula"]),
         "code_edit": edit_similarity(p["code"], t["code"]),
     }
-    pt, tt = normalised_table(p["table"]), normalised_table(t["table"])
-    out["table_edit"] = edit_similarity(table_rows_text(pt), table_rows_text(tt))
-    out["table_teds"] = None if out["table_edit"] is None else teds(pt, tt)
+    out["table_edit"] = edit_similarity(normalised_html(p["table"]), normalised_html(t["table"]))
+    out["table_teds"] = (None if out["table_edit"] is None
+                         else teds(normalised_table(p["table"]), normalised_table(t["table"])))
     out["n_formulas"] = len(formulas(pred or ""))
     out["n_formulas_truth"] = len(formulas(truth or ""))
     return out

@@ -153,10 +153,17 @@ def _classes(el) -> set:
     return set(c.split()) if c else set()
 
 
+# a TeX comment (an unescaped % to the end of its line) with more TeX on a later line
+_TEX_COMMENT = re.compile(r"(?<!\\)((?:\\\\)*)%[^\n]*(?=\n\s*\S)")
+
+
 def clean_tex(tex: str) -> str:
     tex = _BR.sub(" ", tex)
     if "&" in tex:  # entities left in URLs (codecogs writes &space; and &plus;)
         tex = html.unescape(tex.replace("&space;", " "))
+    # comments go before the line breaks collapse: joined, one would comment out the lines after it
+    if "%" in tex and "\n" in tex:
+        tex = _TEX_COMMENT.sub(r"\1", tex)
     tex = " ".join(tex.split())
     # a lone trailing "\\" (line break) is noise after collapsing the formula
     while tex.endswith("\\\\"):

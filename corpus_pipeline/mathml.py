@@ -144,13 +144,27 @@ def _token_text(el) -> str:
     return "".join(el.itertext())
 
 
+def _fence_mo(el):
+    """The <mo> of a fence: the element itself, or the only child of an <mrow> (MathJax writes
+    ``\\bigl(`` as an OPEN mrow holding one sized <mo>)."""
+    if local_name(el) == "mo":
+        return el
+    if local_name(el) == "mrow" and not (el.text or "").strip():
+        kids = _children(el)
+        if len(kids) == 1 and local_name(kids[0]) == "mo" and not (kids[0].tail or "").strip():
+            return kids[0]
+    return None
+
+
 def _conv_list(els) -> str:
     parts = [_conv(c) for c in els]
-    # \left ... \right around an mrow-like sequence that starts and ends with fences
-    if len(els) >= 2 and local_name(els[0]) == "mo" and local_name(els[-1]) == "mo":
-        o, c = _token_text(els[0]).strip(), _token_text(els[-1]).strip()
+    # \left ... \right around an mrow-like sequence that starts and ends with fences (an <mo>
+    # each, or an <mrow> holding just one) that may stretch
+    first, last = (_fence_mo(els[0]), _fence_mo(els[-1])) if len(els) >= 2 else (None, None)
+    if first is not None and last is not None:
+        o, c = _token_text(first).strip(), _token_text(last).strip()
         if (o in OPENERS or o == "|" or o == "‖") and (c in CLOSERS or c in ("|", "‖")) \
-                and els[0].get("stretchy") != "false" and els[-1].get("stretchy") != "false":
+                and first.get("stretchy") != "false" and last.get("stretchy") != "false":
             parts[0] = r"\left" + FENCES.get(o, o)
             parts[-1] = r"\right" + FENCES.get(c, c)
     out = ""

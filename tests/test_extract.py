@@ -63,6 +63,13 @@ def test_mathjax_scripts_inline_and_display_and_preview_dropped():
     assert "mathjax" in r.math_kinds and r.has_math_markup
 
 
+def test_tex_comment_dropped_before_line_breaks_collapse():
+    # joined into one line, the comment would swallow "+ c"; \\% is a percent sign, not a comment
+    r = run('<p>The sum <script type="math/tex; mode=display">a + b % the first two\n+ c = 50\\%\nof d'
+            '</script> is what the statement asks for in every case considered here.</p>')
+    assert "$$a + b + c = 50\\% of d$$" in r.text
+
+
 def test_tex_delimiters_in_text_survive():
     r = run("<p>Euler wrote \\(e^{i\\pi} + 1 = 0\\) and also $$\\int_0^1 x\\,dx = \\frac12$$ "
             "in his letters, and the identity $\\alpha_1 + \\beta$ follows at once.</p>")
@@ -117,6 +124,11 @@ def test_mathml_own_tex_annotation_preferred():
      "<mtr><mtd><mi>c</mi></mtd><mtd><mi>d</mi></mtd></mtr></mtable>",
      "\\begin{array}{cc}a & b \\\\ c & d\\end{array}"),
     ("<mrow><mo>(</mo><mfrac><mi>a</mi><mi>b</mi></mfrac><mo>)</mo></mrow>", "\\left(\\frac{a}{b}\\right)"),
+    # MathJax's \bigl( ... \bigr): each sized fence alone in an mrow; a non-stretchy pair stays plain
+    ("<mrow><mrow><mo minsize='2em' maxsize='2em'>(</mo></mrow><mfrac linethickness='0'><mi>n</mi><mi>k</mi></mfrac>"
+     "<mrow><mo minsize='2em' maxsize='2em'>)</mo></mrow></mrow>", "\\left(\\genfrac{}{}{0}{}{n}{k}\\right)"),
+    ("<mi>P</mi><mo stretchy='false'>(</mo><mi>E</mi><mo stretchy='false'>)</mo>", "P(E)"),
+    ("<mrow><mrow><mo>(</mo><mi>a</mi></mrow><mi>b</mi><mo>)</mo></mrow>", "(ab)"),
     ("<mroot><mi>x</mi><mn>3</mn></mroot>", "\\sqrt[3]{x}"),
     ("<mover><mi>x</mi><mo>^</mo></mover>", "\\hat{x}"),
     ("<mi>sin</mi><mi>&#x3B8;</mi>", "\\sin \\theta"),
@@ -364,6 +376,15 @@ def test_a_swallowed_timeout_still_counts_as_a_timeout():
     # ldots and the differentials are single symbols of ASCIIMath's table
     ("1,ldots,n", "1,\\ldots,n"),
     ("dy/dx", "\\frac{dy}{dx}"),
+    # the TeX names of the symbols are ASCIIMath too; a word that only starts with one is not
+    ("2 times 7 = 14", "2\\times 7=14"),
+    ("a cdot b to c", "a\\cdot b\\to c"),
+    ("total", "total"),
+    # a column vector is a one-column matrix
+    ("((1),(0))", "\\left(\\begin{array}{c}1 \\\\ 0\\end{array}\\right)"),
+    # bars around a matrix's rows are a determinant's delimiters; around anything else they stay bars
+    ("|(a,b),(c,d)|=ad-bc", "\\left|\\begin{array}{cc}a & b \\\\ c & d\\end{array}\\right|=ad-bc"),
+    ("|x|+|(a,b)|", "|x|+|\\left(a,b\\right)|"),
 ])
 def test_asciimath_to_tex(am, expected):
     from corpus_pipeline.asciimath import asciimath_to_tex

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from corpus_pipeline.extract_metric import (aggregate, code_blocks, edit_similarity, formulas, normalised_table,
-                                            score_page, table_rows_text, tables, teds)
+from corpus_pipeline.extract_metric import (aggregate, code_blocks, edit_similarity, formulas, normalised_html,
+                                            normalised_table, score_page, tables, teds)
 
 
 def test_edit_similarity_and_unscored_empty_pair():
@@ -33,8 +33,40 @@ def test_tables_html_and_pipe():
     assert found[0].startswith("<table>") and found[1].startswith("| a |")
     # pipe lines without a separator second line are no table
     assert tables("a | b\nc | d") == []
-    t = normalised_table("| a | b |\n|---|---|\n| 1 | 2 |")
-    assert table_rows_text(t) == "a b\n1 2"
+    assert normalised_html("| a | b |\n|---|---|\n| 1 | 2 |") == "<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>"
+
+
+def test_indented_code_as_the_benchmark_pattern_finds_it():
+    # nothing needed after the block: a text line right below still ends it
+    assert code_blocks("Text\n\n    a = 1\n    b = 2\nnext line") == ["a = 1\nb = 2"]
+    # whitespace-only lines before the block are part of the blank stretch
+    assert code_blocks("Text\n\n        \n    a = 1\n    b = 2") == ["a = 1\nb = 2"]
+    # a second block one empty line below the first is not found; two empty lines and it is
+    assert code_blocks("T\n\n    a\n    b\n\n    c\n    d") == ["a\nb"]
+    assert code_blocks("T\n\n    a\n    b\n\n\n    c\n    d") == ["a\nb", "c\nd"]
+    # one indented line, or a block at the very start, is no code
+    assert code_blocks("T\n\n    a\nb") == [] and code_blocks("    a\n    b") == []
+
+
+def test_table_edit_compares_the_serialised_html():
+    # HTML tables inside code are no tables; outermost ones only; re-serialised (<br/>, attribute
+    # quotes, class whitespace, whitespace-only strings collapsed, entities decoded then escaped)
+    md = ("`<table><tr><td>x</td></tr></table>`\n<TABLE class='a   b'><tr>\n   <td>1<br>2 &amp; &lt;3&gt;</td>"
+          "<td><table><tr><td>in</td></tr></table></td></tr></table>")
+    assert tables(md) == ['<table class="a b"><tr>\n<td>1<br/>2 &amp; &lt;3&gt;</td>'
+                          '<td><table><tr><td>in</td></tr></table></td></tr></table>']
+    # an unclosed cell is closed at the end, an unmatched end tag ignored
+    assert tables("<table><tr><td>a</b></table>") == ["<table><tr><td>a</td></tr></table>"]
+    # a pipe table beside an HTML one stays Markdown in the compared string (the benchmark's way)
+    both = "<table><tr><td>q</td></tr></table>\n\n| a |\n|---|\n| 1 |"
+    assert normalised_html("\n".join(tables(both))) == "<table><tr><td>q</td></tr></table>\n| a |\n|---|\n| 1 |"
+    # pipe cells go into the HTML as they stand (not escaped)
+    assert normalised_html("| a<b |\n|---|") == "<table><tr><th>a<b</th></tr></table>"
+    # the score is the similarity of the two strings, markup included
+    s = score_page("| a | b |\n|---|---|\n| 1 | 2 |", "<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>")
+    assert s["table_edit"] == 1.0
+    s = score_page("| a |\n|---|", "<table><tr><td>a</td></tr></table>")
+    assert s["table_edit"] == pytest.approx(1 - 2 / len("<table><tr><td>a</td></tr></table>"))
 
 
 def test_teds_same_table_is_one_and_missing_cell_costs():
