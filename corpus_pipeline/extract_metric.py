@@ -39,6 +39,8 @@ description and behaviour (no code taken from it):
 """
 from __future__ import annotations
 
+from html.parser import HTMLParser
+
 import re
 
 from rapidfuzz.distance import Levenshtein
@@ -227,8 +229,6 @@ def _parse_html(text: str) -> _Node:
     recent open element of its name (and those inside it; ignored when none is open), void elements
     close at once, whitespace-only strings outside <pre>/<textarea> become one newline or space,
     attribute values of list attributes (``class`` ...) have their whitespace collapsed."""
-    from html.parser import HTMLParser
-
     root = _Node("[document]", [], None)
 
     class Builder(HTMLParser):
