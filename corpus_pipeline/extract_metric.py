@@ -276,21 +276,22 @@ def _parse_html(text: str) -> _Node:
         def handle_data(self, data):
             self.data.append(data)
 
-        def handle_comment(self, data):
+        def leaf(self, kind, markup):
+            """A node without children (comment, declaration, processing instruction), as written."""
             self.flush()
-            self.cur.children.append(("comment", f"<!--{data}-->"))
+            self.cur.children.append((kind, markup))
+
+        def handle_comment(self, data):
+            self.leaf("comment", f"<!--{data}-->")
 
         def handle_decl(self, decl):
-            self.flush()
-            self.cur.children.append(("decl", f"<!{decl}>"))
+            self.leaf("decl", f"<!{decl}>")
 
         def unknown_decl(self, data):
-            self.flush()
-            self.cur.children.append(("decl", f"<![{data}]>"))
+            self.leaf("decl", f"<![{data}]>")
 
         def handle_pi(self, data):
-            self.flush()
-            self.cur.children.append(("pi", f"<?{data}>"))
+            self.leaf("pi", f"<?{data}>")
 
     b = Builder()
     try:
