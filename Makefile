@@ -21,7 +21,7 @@ $(BIN)/corpus-pipeline: pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
 	touch $@
 
-# and the driver JVM's class archive in the user's cache folder (about a minute, once per JDK and Spark:
+# and the driver JVM's class archive in the user's cache folder (about 90 s, once per JDK and Spark:
 # every later command's JVM starts faster; docs/how-it-works.md); a failure there leaves setup good
 setup: $(BIN)/corpus-pipeline
 	-$(BIN)/corpus-pipeline jvm-cache --if-missing
