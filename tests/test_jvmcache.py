@@ -99,10 +99,11 @@ def test_driver_options_put_the_archive_after_the_configured_options(fake_java):
     assert _driver_options(SparkConfig(class_archive="off", driver_java_options="")) == ""
 
 
-def test_prune_keeps_the_new_archive_and_removes_older_ones(tmp_path):
+def test_prune_removes_leftover_temporary_files_and_keeps_other_archives(tmp_path):
     keep = tmp_path / "jvm-classes-new.jsa"
     for name in ("jvm-classes-new.jsa", "jvm-classes-old.jsa", "jvm-classes-new.jsa.tmp123", "notes.txt"):
         (tmp_path / name).write_bytes(b"1")
     gone = jvmcache.prune(str(keep))
-    assert sorted(os.path.basename(p) for p in gone) == ["jvm-classes-new.jsa.tmp123", "jvm-classes-old.jsa"]
-    assert sorted(os.listdir(tmp_path)) == ["jvm-classes-new.jsa", "notes.txt"]
+    assert sorted(os.path.basename(p) for p in gone) == ["jvm-classes-new.jsa.tmp123"]
+    # another virtualenv's archive (other jars, another key) is still that virtualenv's
+    assert sorted(os.listdir(tmp_path)) == ["jvm-classes-new.jsa", "jvm-classes-old.jsa", "notes.txt"]

@@ -4,7 +4,7 @@ Runs the whole recipe once on a small generated crawl (``--pages``, 150 by defau
 whose JVM writes every class it loaded to a class-data-sharing archive when it exits; later commands
 that start their driver JVM themselves map that archive and start faster (``[spark] class_archive``,
 :mod:`corpus_pipeline.spark.jvmcache`).  The archive is written under a temporary name and renamed when
-complete; an older one for another JDK or Spark in the cache folder is removed.  Run it again after
+complete; archives of other keys (another virtualenv's Spark) are left alone.  Run it again after
 changing the JDK or Spark (commands never start from a mismatched archive: they start without one).
 """
 from __future__ import annotations
@@ -84,7 +84,7 @@ def run(args, cfg) -> int:
     removed = jvmcache.prune(target) if not args.out else []
     size = os.path.getsize(target)
     print(f"jvm-cache: wrote {target} ({size / 1e6:.0f} MB) in {time.perf_counter() - t0:.0f} s"
-          + (f"; removed {len(removed)} older archive(s)" if removed else ""))
+          + (f"; removed {len(removed)} unfinished file(s)" if removed else ""))
     if args.out:
         print(f"jvm-cache: commands use it with --set spark.class_archive={target}")
     else:

@@ -114,13 +114,13 @@ def wait_for_dump_at_exit() -> None:
 
 
 def prune(keep: str) -> list[str]:
-    """Remove the cache folder's other archives (an older JDK's or Spark's) and leftover temporary
-    files; returns what was removed."""
+    """Remove the cache folder's leftover temporary files (an interrupted write); returns what was
+    removed.  Other archives stay: another virtualenv on the machine (its own Spark jars) uses its own."""
     d = os.path.dirname(keep)
     gone = []
     for name in os.listdir(d) if os.path.isdir(d) else []:
         p = os.path.join(d, name)
-        if p != keep and name.startswith("jvm-classes-") and (name.endswith(".jsa") or ".tmp" in name):
+        if p != keep and name.startswith("jvm-classes-") and ".tmp" in name:
             os.remove(p)
             gone.append(p)
     return gone
