@@ -518,6 +518,10 @@ def test_quote_repeating_an_earlier_post_is_dropped_and_a_new_quote_kept():
 
 def test_repeated_quote_rule_on_html_source():
     from corpus_pipeline.extractors.structure import drop_repeated_quotes_html
+    # the text before a quote too short to test is still prior text for the quotes after it
+    late = f"<blockquote>ok</blockquote><p>{POST}</p><blockquote>fine</blockquote><blockquote>{POST}</blockquote>"
+    assert drop_repeated_quotes_html(late) == "<blockquote>ok</blockquote>" + \
+        f"<p>{POST}</p><blockquote>fine</blockquote>"
 
     page_html = f"<p>{POST}</p><blockquote><p>{POST}</p></blockquote><p>after</p>"
     assert drop_repeated_quotes_html(page_html) == f"<p>{POST}</p><p>after</p>"

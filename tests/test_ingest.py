@@ -347,3 +347,16 @@ def test_cli_dry_run_and_bad_input(shared_data, tmp_path, capsys):
     assert not (tmp_path / "r").exists()
     rc = main(["ingest", "--input", str(tmp_path / "none-*.warc.gz"), "--run", str(tmp_path / "r")])
     assert rc == 2 and "matches no WARC" in capsys.readouterr().err
+
+
+def test_token_count_splits_on_every_unicode_space_and_counts_cjk_characters():
+    import re
+
+    from corpus_pipeline.text import _TOKEN
+
+    spaced = "a\u00a0b\u3000c\u2028d\u2009e\x1cf  g\th\n"          # no CJK: the str.split() path
+    assert count_tokens(spaced) == len(_TOKEN.findall(spaced)) == 8
+    mixed = "x\u00a0数学 y\u3000z"                                  # CJK: one token a character
+    assert count_tokens(mixed) == len(_TOKEN.findall(mixed)) == 5
+    assert count_tokens("") == count_tokens("  \n") == 0
+    assert re.fullmatch(r"\s", "\x1c") and "a\x1cb".split() == ["a", "b"]
