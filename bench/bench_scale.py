@@ -109,6 +109,7 @@ def run_job(pages: int, seed_docs: int, work: str, iterations: int = 2, dim: Opt
     from corpus_pipeline.config import Config, SparkConfig
     from corpus_pipeline.loop import Loop, LoopInputs
     from corpus_pipeline.minicrawl import generate
+    from corpus_pipeline.pipeline.runview import RunView
     from corpus_pipeline.runfolder import RunFolder
     from corpus_pipeline.spark.session import get_spark
 
@@ -139,7 +140,7 @@ def run_job(pages: int, seed_docs: int, work: str, iterations: int = 2, dim: Opt
     loop_s = time.time() - t0
     jvm = spark.sparkContext._gateway.proc.pid
     workers = [p for p in _descendants(jvm)]
-    rf = RunFolder(run)
+    rf = RunView(RunFolder(run))
     stages: dict = {}
     iters = []
     import re
@@ -152,12 +153,12 @@ def run_job(pages: int, seed_docs: int, work: str, iterations: int = 2, dim: Opt
     for i in rf.iterations():
         row = {"iteration": i}
         for name in STAGES[1:-1]:
-            m = rf.marker(rf.iteration(i, name)) or {}
+            m = rf.stage_marker(name, i) or {}
             if m.get("seconds") is not None:
                 stages[name] = round(stages.get(name, 0) + m["seconds"], 3)
             row[name] = m.get("counts")
         iters.append(row)
-    stages["final"] = (rf.marker(rf.final("corpus")) or {}).get("seconds")
+    stages["final"] = (rf.stage_marker("corpus") or {}).get("seconds")
     leftovers = sorted(n for n in os.listdir(tmp) if n.startswith(("cp_", "ft_")))
     out = {"pages": pages, "seed_docs": seed_docs, "gen_s": round(gen_s, 1), "loop_s": round(loop_s, 1),
            "stopped_because": outcome.stopped_because, "iterations": outcome.iterations,
@@ -169,7 +170,7 @@ def run_job(pages: int, seed_docs: int, work: str, iterations: int = 2, dim: Opt
            "worker_py_peak_rss_mb": round(max([_vm_hwm_mb(p) for p in workers] or [0.0]), 1),
            "scratch_pending": scratch.pending(), "tmp_leftovers": leftovers,
            "run_leftovers": sorted(n for n in os.listdir(run) if n.startswith(("_", ".")) and n != "_checkpoints"),
-           "pages_kept": (rf.marker(rf.pages) or {}).get("counts", {}).get("pages")}
+           "pages_kept": (rf.stage_marker("pages", exact=True) or {}).get("counts", {}).get("pages")}
     spark.stop()
     return out
 

@@ -550,9 +550,10 @@ def write_judgements(run, rows: list[dict]) -> str:
 
 
 def read_sample(run, iteration: int) -> Optional[tuple[dict, list[dict]]]:
-    """(the sample stage's counts, its rows in stratum and rank order), or None when not drawn."""
+    """(the sample stage's counts, its rows in stratum and rank order), or None when not drawn. ``run``: a
+    run view."""
 
-    path = run.iteration(iteration, SAMPLE_STAGE)
+    path = run.location(SAMPLE_STAGE, iteration)
     m = run.marker(path)
     if m is None:
         return None

@@ -8,6 +8,9 @@ Layout::
     RUN/final/{corpus,contamination}/
     RUN/report/
 
+A stage's folder is found by its name in the recipe the run was built with (the runner's ``ctx``, or
+a run view: ``pipeline/runview.py``), not here; the run folder knows the iteration folders' names.
+
 Commit protocol (the same on local disks, HDFS and object stores; nothing is
 ever renamed, because on S3, GCS or ABFS a rename is a copy of every object
 and not atomic):
@@ -98,30 +101,12 @@ class RunFolder:
     def path(self, *parts: str) -> str:
         return fsmod.join(self.uri, *parts)
 
-    @property
-    def pages(self) -> str:
-        return self.path("pages")
-
-    @property
-    def pages_skips(self) -> str:
-        return self.path("pages_skips")
-
-    @property
-    def pages_duplicates(self) -> str:
-        return self.path("pages_duplicates")
-
     @staticmethod
     def iter_name(i: int) -> str:
         return f"iter={i:03d}"
 
     def iter_dir(self, i: int) -> str:
         return self.path(self.iter_name(i))
-
-    def iteration(self, i: int, name: str) -> str:
-        return self.path(self.iter_name(i), name)
-
-    def final(self, name: str) -> str:
-        return self.path("final", name)
 
     @property
     def report_dir(self) -> str:

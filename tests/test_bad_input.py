@@ -98,13 +98,15 @@ def test_a_resumed_run_does_not_need_its_inputs(tmp_path):
     from corpus_pipeline.config import Config
     from corpus_pipeline.loop import precheck_inputs
     from corpus_pipeline.errors import UsageError
+    from corpus_pipeline.pipeline.runview import RunView
     from corpus_pipeline.runfolder import RunFolder
 
     missing = str(tmp_path / "gone.warc.gz")
     run = RunFolder(str(tmp_path / "run"))
+    view = RunView(run)
     with pytest.raises(UsageError, match="gone.warc.gz: matches no WARC file"):
         precheck_inputs([missing], run.uri, Config(), log=lambda s: None)
-    run.commit_in_place(run.pages, {"pages": 1})         # a committed ingest: the inputs are not read again
+    run.commit_in_place(view.location("pages"), {"pages": 1})   # a committed ingest: the inputs are not read again
     precheck_inputs([missing], run.uri, Config(), log=lambda s: None)
 
 

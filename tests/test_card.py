@@ -10,6 +10,7 @@ import yaml
 
 from corpus_pipeline import schemas
 from corpus_pipeline.config import load_config
+from corpus_pipeline.pipeline.runview import RunView
 from corpus_pipeline.report import write_report
 from corpus_pipeline.report.card import features, render_card, size_category, write_card
 from corpus_pipeline.runfolder import RunFolder
@@ -23,12 +24,13 @@ def _commit(run, path, counts, build=None):
 
 def _corpus_run(tmp_path, n=5):
     run = RunFolder(tmp_path / "run")
-    _commit(run, run.pages, {"pages": 40, "skips": {"non_response": 30, "not_html": 2}, "url_duplicates": 1,
-                             "exact_duplicates": 0, "near_duplicates": 2})
+    view = RunView(run)
+    _commit(run, view.location("pages"), {"pages": 40, "skips": {"non_response": 30, "not_html": 2},
+                                          "url_duplicates": 1, "exact_duplicates": 0, "near_duplicates": 2})
     for i, (pages, ov) in enumerate([(4, None), (5, 0.99)], 1):
-        _commit(run, run.iteration(i, "seed"), {"seed_positives": 3 + i, "seed_added": 1})
-        _commit(run, run.iteration(i, "model"), {"precision": 0.9, "recall": 0.8, "f1": 0.85})
-        _commit(run, run.iteration(i, "collected"), {"collected_pages": pages, "collected_tokens": 100 * pages,
+        _commit(run, view.location("seed", i), {"seed_positives": 3 + i, "seed_added": 1})
+        _commit(run, view.location("model", i), {"precision": 0.9, "recall": 0.8, "f1": 0.85})
+        _commit(run, view.location("collected", i), {"collected_pages": pages, "collected_tokens": 100 * pages,
                                                      "overlap_with_previous": ov, "new_pages": 1})
     schema = pa.schema([(c, _ARROW[t]) for c, t in features()])
     rows = [{"page_id": f"p{k}", "url": f"https://a.org/{k}", "host": "a.org", "text": f"Let $x={k}$.",
@@ -43,7 +45,7 @@ def _corpus_run(tmp_path, n=5):
         return {"pages": n, "tokens": 2 * n, "pages_removed_by_decontamination": 1, "segments_removed": 2,
                 "decontam": {"by_benchmark": {"gsm8k": {"segment_removed": 2, "page_removed": 1}}}}
 
-    _commit(run, run.final("corpus"), None, build)
+    _commit(run, view.location("corpus"), None, build)
     run.write_json(run.path("loop.json"), {"stopped_because": "saturated"})
     run.write_json(run.path("run.json"), {"config": load_config(None, []).to_dict(), "seed_corpus": None,
                                           "created_at": "2026-01-01T00:00:00Z"})

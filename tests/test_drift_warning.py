@@ -1,6 +1,7 @@
 """The report flags an iteration whose collection grew while its seed did not (no Spark)."""
 from __future__ import annotations
 
+from corpus_pipeline.pipeline.runview import RunView
 from corpus_pipeline.report.markdown import render_markdown
 from corpus_pipeline.report.summary import build_summary
 from corpus_pipeline.runfolder import RunFolder
@@ -12,11 +13,12 @@ def _commit(run, path, counts):
 
 def test_drift_warning_when_collection_grows_with_the_same_seed(tmp_path):
     run = RunFolder(tmp_path / "run")
+    view = RunView(run)
     # seed 10 -> 12 -> 12 -> 12; collected 5 -> 8 (seed grew) -> 9 (seed did not: drift) -> 9
     for i, (seed, n) in enumerate([(10, 5), (12, 8), (12, 9), (12, 9)], 1):
-        _commit(run, run.iteration(i, "seed"), {"seed_positives": seed, "seed_added": 0,
+        _commit(run, view.location("seed", i), {"seed_positives": seed, "seed_added": 0,
                                                 "seed_added_precision": 0.5 if i == 2 else None})
-        _commit(run, run.iteration(i, "collected"), {"collected_pages": n, "collected_tokens": n,
+        _commit(run, view.location("collected", i), {"collected_pages": n, "collected_tokens": n,
                                                      "overlap_with_previous": None, "new_pages": 1})
     s = build_summary(run)
     assert [it["drift_warning"] for it in s["iterations"]] == [False, False, True, False]

@@ -12,6 +12,7 @@ import pytest
 from corpus_pipeline import fs as fsmod
 from corpus_pipeline.errors import UsageError
 from corpus_pipeline.fs import ArrowFS, LocalFS, StorageError
+from corpus_pipeline.pipeline.runview import RunView
 from corpus_pipeline.runfolder import ATTEMPT, MARKER, RunFolder, committed_data, read_marker
 
 BUCKET = "runs-test"
@@ -192,29 +193,31 @@ def test_unsupported_scheme_is_a_usage_error(uri):
 
 def test_run_folder_commits_on_s3(base):
     run = RunFolder(base + "/run")
+    view = RunView(run)
+    pages = view.location("pages")
     assert isinstance(run.fs, ArrowFS)
 
     def build(attempt):
         run.fs.write_bytes(fsmod.join(attempt, "part-0.parquet"), b"rows")
         return {"pages": 2}
 
-    res = run.stage(run.pages, build, config={"k": 1}, log=lambda m: None)
+    res = run.stage(pages, build, config={"k": 1}, log=lambda m: None)
     assert not res.skipped and res.counts == {"pages": 2}
-    marker = read_marker(run.fs, run.pages)
+    marker = read_marker(run.fs, pages)
     assert marker["counts"] == {"pages": 2} and marker["config"] == {"k": 1}
-    data = run.data(run.pages)
-    assert data == fsmod.join(run.pages, ATTEMPT + marker["attempt"]) == committed_data(run.pages)
-    assert run.fs.listdir(run.pages) == sorted([MARKER, ATTEMPT + marker["attempt"]])
+    data = run.data(pages)
+    assert data == fsmod.join(pages, ATTEMPT + marker["attempt"]) == committed_data(pages)
+    assert run.fs.listdir(pages) == sorted([MARKER, ATTEMPT + marker["attempt"]])
     assert run.fs.read_bytes(fsmod.join(data, "part-0.parquet")) == b"rows"
-    assert json.loads(run.fs.read_text(fsmod.join(run.pages, MARKER)))["stage"] == "pages"
-    again = run.stage(run.pages, build, log=lambda m: None)
+    assert json.loads(run.fs.read_text(fsmod.join(pages, MARKER)))["stage"] == "pages"
+    again = run.stage(pages, build, log=lambda m: None)
     assert again.skipped and again.counts == {"pages": 2}
 
     def crash(attempt):                          # an attempt that dies is cleaned up by the next commit
         run.fs.write_bytes(fsmod.join(attempt, "part-0.parquet"), b"half")
         raise RuntimeError("killed")
 
-    scores = run.iteration(1, "scores")
+    scores = view.location("scores", 1)
     with pytest.raises(RuntimeError):
         run.stage(scores, crash, log=lambda m: None)
     assert not run.is_committed(scores) and len(run.attempts(scores)) == 1

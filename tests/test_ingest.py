@@ -201,6 +201,7 @@ def test_run_ingest_on_real_and_synthetic_warcs(spark, shared_data, synthetic_wa
     from pyspark.sql import functions as F
 
     from corpus_pipeline.loop import run_ingest
+    from corpus_pipeline.pipeline.runview import RunView
     from corpus_pipeline.runfolder import RunFolder
     from corpus_pipeline.spark.io import read_table
 
@@ -211,12 +212,13 @@ def test_run_ingest_on_real_and_synthetic_warcs(spark, shared_data, synthetic_wa
     cfg = Config()
     cfg.ingest.files_per_task = 3
     run = RunFolder(str(tmp_path / "run"))
+    view = RunView(run)
     res = run_ingest(spark, inputs, run, cfg, log=lambda s: None)
     c = res.counts
-    assert not res.skipped and run.is_committed(run.pages)
-    assert run.is_committed(run.pages_skips) and run.is_committed(run.pages_duplicates)
+    assert not res.skipped and run.is_committed(view.location("pages"))
+    assert run.is_committed(view.location("pages_skips")) and run.is_committed(view.location("pages_duplicates"))
 
-    pages = read_table(spark, run.pages, schemas.PAGES)
+    pages = read_table(spark, view.location("pages"), schemas.PAGES)
     rows = {r["url"]: r.asDict() for r in pages.collect()}     # tiny test data
     assert len(rows) == c["pages"] == pages.select("page_id").distinct().count()
     assert c["pages"] == c["pages_extracted"] - c["url_duplicates"] - c["exact_duplicates"] - c["near_duplicates"]
@@ -235,7 +237,7 @@ def test_run_ingest_on_real_and_synthetic_warcs(spark, shared_data, synthetic_wa
     assert len(twice) == 1 and twice[0]["fetched_at"] == "2024-03-01T00:00:00Z"
     assert twice[0]["url"] == "http://Twice.Example:80/page#frag"
 
-    dups = read_table(spark, run.pages_duplicates, schemas.DUPLICATES).collect()
+    dups = read_table(spark, view.location("pages_duplicates"), schemas.DUPLICATES).collect()
     by_kind = {}
     for d in dups:
         by_kind.setdefault(d["kind"], []).append(d)
@@ -250,7 +252,7 @@ def test_run_ingest_on_real_and_synthetic_warcs(spark, shared_data, synthetic_wa
     assert c["near_duplicates"] >= 1 and any(d["kind"] == "near" for d in dups)
 
     # skips: data rows per source file, summing to the marker's counts; broken files are counted
-    skips = read_table(spark, run.pages_skips, schemas.SKIPS)
+    skips = read_table(spark, view.location("pages_skips"), schemas.SKIPS)
     per_reason = {r["reason"]: r["n"] for r in skips.groupBy("reason").agg(F.sum("count").alias("n")).collect()}
     assert per_reason == c["skips"]
     assert per_reason.get("non_response", 0) > 0
@@ -268,6 +270,7 @@ def test_run_ingest_on_real_and_synthetic_warcs(spark, shared_data, synthetic_wa
 @pytest.mark.spark
 def test_run_ingest_exit_semantics(spark, tmp_path):
     from corpus_pipeline.loop import run_ingest
+    from corpus_pipeline.pipeline.runview import RunView
     from corpus_pipeline.runfolder import RunFolder
 
     junk = tmp_path / "junk.warc.gz"
@@ -277,9 +280,10 @@ def test_run_ingest_exit_semantics(spark, tmp_path):
     cfg = Config()
     cfg.dedup.near = False
     run = RunFolder(str(tmp_path / "run"))
+    view = RunView(run)
     with pytest.raises(NoInputError):
         run_ingest(spark, [str(junk), str(html)], run, cfg, log=lambda s: None)
-    assert not run.is_committed(run.pages)
+    assert not run.is_committed(view.location("pages"))
     with pytest.raises(UsageError):
         run_ingest(spark, [str(tmp_path / "missing-*.warc.gz")], run, cfg, log=lambda s: None)
 

@@ -5,6 +5,7 @@ import pytest
 from corpus_pipeline.errors import InputFileError
 from corpus_pipeline.labels import load_labels
 from corpus_pipeline.loop import MAX_ITERATIONS, SATURATED, stop_reason
+from corpus_pipeline.pipeline.runview import RunView
 from corpus_pipeline.report import build_summary, write_report
 from corpus_pipeline.runfolder import RunFolder
 import reference
@@ -45,17 +46,18 @@ def _commit(run, path, counts):
 
 def test_summary_from_markers(tmp_path):
     run = RunFolder(tmp_path / "run")
-    _commit(run, run.pages, {"pages": 10, "skips": {"not_html": 2, "extract_timeout": 1}, "url_duplicates": 3,
-                             "exact_duplicates": 0, "near_duplicates": 4})
+    view = RunView(run)
+    _commit(run, view.location("pages"), {"pages": 10, "skips": {"not_html": 2, "extract_timeout": 1},
+                                          "url_duplicates": 3, "exact_duplicates": 0, "near_duplicates": 4})
     for i, (n, ov) in enumerate([(4, None), (5, 0.8), (5, 1.0)], 1):
-        _commit(run, run.iteration(i, "seed"), {"seed_positives": 3 + i, "seed_added": 0 if i == 1 else 1})
-        _commit(run, run.iteration(i, "model"), {"precision": 0.9, "recall": 0.8, "f1": 0.85})
-        _commit(run, run.iteration(i, "collected"), {"collected_pages": n, "collected_tokens": 100 * n,
+        _commit(run, view.location("seed", i), {"seed_positives": 3 + i, "seed_added": 0 if i == 1 else 1})
+        _commit(run, view.location("model", i), {"precision": 0.9, "recall": 0.8, "f1": 0.85})
+        _commit(run, view.location("collected", i), {"collected_pages": n, "collected_tokens": 100 * n,
                                                      "overlap_with_previous": ov, "new_pages": 1})
-        _commit(run, run.iteration(i, "domains"), {"domains": 5, "flagged_domains": i})
-    _commit(run, run.iteration(2, "eval"), {"true_precision": 1.0, "true_recall": 0.5})
-    _commit(run, run.final("corpus"), {"pages": 5, "tokens": 500, "pages_removed_by_decontamination": None,
-                                       "segments_removed": None})
+        _commit(run, view.location("domains", i), {"domains": 5, "flagged_domains": i})
+    _commit(run, view.location("eval", 2), {"true_precision": 1.0, "true_recall": 0.5})
+    _commit(run, view.location("corpus"), {"pages": 5, "tokens": 500, "pages_removed_by_decontamination": None,
+                                           "segments_removed": None})
     run.write_json(run.path("loop.json"), {"stopped_because": "saturated"})
     s = build_summary(run)
     assert [it["iteration"] for it in s["iterations"]] == [1, 2, 3]
@@ -87,8 +89,9 @@ def test_report_command_rebuilds_from_the_run_folder(tmp_path, capsys):
     assert main(["report", str(tmp_path / "nope")]) == 2
     assert "no such run folder" in capsys.readouterr().err
     run = RunFolder(tmp_path / "run")
-    _commit(run, run.iteration(1, "seed"), {"seed_positives": 7, "seed_added": 0})
-    _commit(run, run.iteration(1, "collected"), {"collected_pages": 2, "collected_tokens": 20,
+    view = RunView(run)
+    _commit(run, view.location("seed", 1), {"seed_positives": 7, "seed_added": 0})
+    _commit(run, view.location("collected", 1), {"collected_pages": 2, "collected_tokens": 20,
                                                  "overlap_with_previous": None, "new_pages": 2})
     assert main(["report", str(tmp_path / "run")]) == 0
     out = capsys.readouterr().out

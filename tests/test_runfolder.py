@@ -2,6 +2,7 @@ import json
 
 import pytest
 
+from corpus_pipeline.pipeline.runview import RunView
 from corpus_pipeline.runfolder import ATTEMPT, MARKER, RunFolder, committed_data
 
 
@@ -15,20 +16,22 @@ def _write(staging, name="part-0", data=b"x"):
 
 def test_commit_writes_marker_with_config_and_counts(tmp_path):
     run = RunFolder(tmp_path / "run")
-    res = run.stage(run.pages, lambda s: (_write(s), {"pages": 3})[1], config={"a": 1}, log=lambda m: None)
+    pages = RunView(run).location("pages")
+    res = run.stage(pages, lambda s: (_write(s), {"pages": 3})[1], config={"a": 1}, log=lambda m: None)
     assert not res.skipped and res.counts == {"pages": 3}
     marker = json.loads((tmp_path / "run" / "pages" / MARKER).read_text())
     assert marker["config"] == {"a": 1} and marker["counts"] == {"pages": 3}
     # the data stays in the attempt folder it was written to; the marker names it
     (attempt,) = [p.name for p in (tmp_path / "run" / "pages").iterdir() if p.name != MARKER]
     assert attempt == ATTEMPT + marker["attempt"]
-    assert run.data(run.pages) == f"{run.pages}/{attempt}"
+    assert run.data(pages) == f"{pages}/{attempt}"
     assert (tmp_path / "run" / "pages" / attempt / "part-0").read_bytes() == b"x"
-    assert run.counts(run.pages) == {"pages": 3}
+    assert run.counts(pages) == {"pages": 3}
 
 
 def test_committed_stage_is_skipped_on_rerun(tmp_path):
     run = RunFolder(tmp_path / "run")
+    scores = RunView(run).location("scores", 1)
     calls = []
 
     def build(s):
@@ -36,15 +39,15 @@ def test_committed_stage_is_skipped_on_rerun(tmp_path):
         _write(s)
         return {"n": len(calls)}
 
-    run.stage(run.iteration(1, "scores"), build, log=lambda m: None)
-    res = run.stage(run.iteration(1, "scores"), build, log=lambda m: None)
+    run.stage(scores, build, log=lambda m: None)
+    res = run.stage(scores, build, log=lambda m: None)
     assert len(calls) == 1
     assert res.skipped and res.counts == {"n": 1}      # counts come from the marker, not recounted
 
 
 def test_failed_attempts_are_not_mistaken_for_finished_and_are_removed(tmp_path):
     run = RunFolder(tmp_path / "run")
-    target = run.iteration(2, "collected")
+    target = RunView(run).location("collected", 2)
     seen = []
 
     def crash(s):
@@ -73,7 +76,7 @@ def test_failed_attempts_are_not_mistaken_for_finished_and_are_removed(tmp_path)
 
 def test_forced_attempt_replaces_the_committed_one_only_at_commit(tmp_path):
     run = RunFolder(tmp_path / "run")
-    target = run.iteration(1, "model")
+    target = RunView(run).location("model", 1)
     run.stage(target, lambda s: (_write(s, data=b"v1"), {"v": 1})[1], log=lambda m: None)
     first = run.data(target)
 
@@ -91,7 +94,7 @@ def test_forced_attempt_replaces_the_committed_one_only_at_commit(tmp_path):
 
 def test_truncated_marker_is_not_a_commit(tmp_path):
     run = RunFolder(tmp_path / "run")
-    target = run.iteration(1, "scores")
+    target = RunView(run).location("scores", 1)
     run.stage(target, lambda s: (_write(s), {"n": 1})[1], log=lambda m: None)
     text = (tmp_path / "run" / "iter=001" / "scores" / MARKER).read_text()
     (tmp_path / "run" / "iter=001" / "scores" / MARKER).write_text(text[: len(text) // 2])   # write cut short
@@ -102,7 +105,7 @@ def test_truncated_marker_is_not_a_commit(tmp_path):
 
 def test_in_place_commit_and_old_layout_read_from_the_folder_itself(tmp_path):
     run = RunFolder(tmp_path / "run")
-    adir = run.iteration(1, "annotations")
+    adir = RunView(run).location("annotations", 1)
     _write(adir, "marked_paths.txt", b"a.org/q/\n")
     run.commit_in_place(adir, {"marks": 1})
     assert run.is_committed(adir) and run.data(adir) == adir and committed_data(adir) == adir
@@ -117,19 +120,21 @@ def test_no_rename_in_a_commit(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "replace", no_rename)
     monkeypatch.setattr(os, "rename", no_rename)
     run = RunFolder(tmp_path / "run")
-    run.stage(run.pages, lambda s: (_write(s), {"pages": 1})[1], log=lambda m: None)
-    run.stage(run.pages, lambda s: (_write(s), {"pages": 2})[1], force=True, log=lambda m: None)
-    run.commit_in_place(run.iteration(1, "annotations"), {"marks": 0})
+    view = RunView(run)
+    run.stage(view.location("pages"), lambda s: (_write(s), {"pages": 1})[1], log=lambda m: None)
+    run.stage(view.location("pages"), lambda s: (_write(s), {"pages": 2})[1], force=True, log=lambda m: None)
+    run.commit_in_place(view.location("annotations", 1), {"marks": 0})
     run.write_json(run.path("loop.json"), {"a": 1})
-    assert run.counts(run.pages) == {"pages": 2} and run.read_json(run.path("loop.json")) == {"a": 1}
+    assert run.counts(view.location("pages")) == {"pages": 2} and run.read_json(run.path("loop.json")) == {"a": 1}
 
 
 def test_iterations_listing(tmp_path):
     run = RunFolder(tmp_path / "run")
+    view = RunView(run)
     for i in (1, 3, 2):
-        run.stage(run.iteration(i, "seed"), lambda s: {}, log=lambda m: None)
+        run.stage(view.location("seed", i), lambda s: {}, log=lambda m: None)
     assert run.iterations() == [1, 2, 3]
-    assert run.iteration(7, "x").endswith("/iter=007/x")
+    assert view.location("seed", 7).endswith("/iter=007/seed")
 
 
 def test_commands_refuse_a_missing_run_folder_before_spark(tmp_path, capsys, monkeypatch):

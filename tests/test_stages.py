@@ -65,7 +65,7 @@ def test_recompute_invalidates_the_first_changed_stage_and_everything_after(tmp_
     assert not run.is_committed(R["collected"].location(run, 1))
     assert not run.is_committed(R["domains"].location(run, 1))
     assert run.iterations() == [1]                                      # iteration 2 is gone
-    assert run.is_committed(run.pages)
+    assert run.is_committed(R["pages"].location(run))
 
 
 def test_leaf_stage_is_recomputed_without_asking(tmp_path):

@@ -77,7 +77,7 @@ def ensure_sample(spark, run, i: int, random_seed: int, margin: float, uncollect
 
     from ..spark import judge_sample as js
 
-    path = run.iteration(i, judging.SAMPLE_STAGE)
+    path = run.location(judging.SAMPLE_STAGE, i)
     config = {"seed": random_seed, "margin": margin, "uncollected": uncollected}
     # judged pages the iteration's seed trained on (judge.add_to_seed) are left out of the frame
     exclude = js.judged_seed_pages(spark, run, i)
@@ -113,7 +113,7 @@ def ensure_sample(spark, run, i: int, random_seed: int, margin: float, uncollect
 def sample_drawn(run, i: int, random_seed: int, margin: float, uncollected) -> bool:
     """The iteration's sample is committed with these settings (and the same judged seed pages left
     out): read from its marker and the seed table with pyarrow, no JVM."""
-    m = run.marker(run.iteration(i, judging.SAMPLE_STAGE))
+    m = run.stage_marker(judging.SAMPLE_STAGE, i)
     if m is None:
         return False
     config = {"seed": random_seed, "margin": margin, "uncollected": uncollected}

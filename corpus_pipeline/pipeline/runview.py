@@ -4,7 +4,8 @@ The loop records its recipe's committed stages in ``RUN/run.json`` (``stages``: 
 stages read it by, folder, scope, table schema); a view built from that list finds a stage a user
 inserted (``recipe.insert_after("pages", MinLength())``) as the runner does: ``"pages"`` is the last
 stage providing ``pages``. A run folder made before the list was recorded is read with the default
-recipe's list.
+recipe's list. The stages a command commits beside the recipe's (``judge``'s sample of an iteration,
+:data:`COMMAND_STAGES`) are found by name the same way.
 
 The report, ``inspect``, ``annotate``, ``judge`` and the development tools read through a view, with
 one of two backends: Spark DataFrames (:meth:`RunView.table`) or the pyarrow look-ups
@@ -15,12 +16,16 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .. import judging
 from ..errors import UsageError
 from ..runfolder import RunFolder, open_existing
 from .stage import ITERATION
 
 RUN_JSON = "run.json"
 STAGES = "stages"           # run.json's key: the recipe's committed stages
+# committed stages a command writes beside the recipe's: ``judge`` draws an iteration's sample
+COMMAND_STAGES = [{"name": judging.SAMPLE_STAGE, "provides": judging.SAMPLE_STAGE,
+                   "path": "{iter}/" + judging.SAMPLE_STAGE, "scope": ITERATION, "schema": None}]
 
 
 def stage_entries(recipe) -> list[dict]:
@@ -60,10 +65,12 @@ class RunView:
 
     def stage_entry(self, name: str, exact: bool = False) -> dict:
         """The stage read as ``name``: the last one providing it, else the one called so (``exact``: the
-        one called so, such as ``pages`` for its ingest counts when a filter after it provides ``pages``)."""
-        found = [] if exact else [s for s in self.stages if (s.get("provides") or s["name"]) == name]
+        one called so, such as ``pages`` for its ingest counts when a filter after it provides ``pages``);
+        a recipe's stage before a command's of the same name."""
+        stages = COMMAND_STAGES + self.stages
+        found = [] if exact else [s for s in stages if (s.get("provides") or s["name"]) == name]
         if not found:
-            found = [s for s in self.stages if s["name"] == name]
+            found = [s for s in stages if s["name"] == name]
         if not found:
             raise KeyError(f"no stage of the run's recipe provides {name!r}")
         return found[-1]

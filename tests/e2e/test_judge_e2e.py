@@ -28,7 +28,7 @@ def judged(crawl, straight_run, tmp_path_factory):
 
 
 def _sample(run):
-    counts, rows = jg.read_sample(RunFolder(str(run)), 1)
+    counts, rows = jg.read_sample(RunView(RunFolder(str(run))), 1)
     return counts, rows
 
 

@@ -44,21 +44,23 @@ def test_code_profile_loop_grows_and_reports_true_precision_and_recall(code_run)
 def test_code_profile_uses_its_own_seed_label_and_markup(code_run, spark):
     import pyarrow.parquet as pq
 
+    from corpus_pipeline.pipeline.runview import RunView
     from corpus_pipeline.runfolder import RunFolder
 
     crawl, run, out = code_run
     rf = RunFolder(str(run), spark)
-    pages = pq.read_table(rf.data(rf.pages))
+    view = RunView(rf)
+    pages = pq.read_table(rf.data(view.location("pages")))
     assert "has_code_blocks" in pages.column_names and "has_math_markup" not in pages.column_names
     labels = {json.loads(ln)["url"]: json.loads(ln)["label"] for ln in (crawl / "labels_code.jsonl").open()}
     flagged = [u for u, m in zip(pages.column("url").to_pylist(), pages.column("has_code_blocks").to_pylist()) if m]
     assert flagged and sum(labels.get(u) == "code" for u in flagged) >= 0.95 * len(flagged)
-    seed = rf.marker(rf.iteration(1, "seed"))
+    seed = rf.marker(view.location("seed", 1))
     assert seed["config"]["seed_corpus"].endswith("code/starter_seed.jsonl.gz")
     lines = next((run / "iter=001" / "model").glob("attempt=*/train_lines/part-*")).read_text().splitlines()
     assert {ln.split(" ", 1)[0] for ln in lines} == {"__label__code", "__label__other"}
     # the maths benchmarks under --benchmarks are not the code profile's: nothing is decontaminated
-    assert not rf.is_committed(rf.final("contamination"))
+    assert not rf.is_committed(view.location("contamination"))
     assert "profile code names no benchmark" in out
     s = json.loads((run / "report" / "summary.json").read_text())
     assert s["final"]["segments_removed"] is None

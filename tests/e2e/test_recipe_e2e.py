@@ -33,6 +33,7 @@ def test_a_toy_stage_between_dedup_and_classification(spark, crawl, straight_run
     from corpus_pipeline.errors import UsageError
     from corpus_pipeline.loop import Loop, LoopInputs
     from corpus_pipeline.pipeline.recipe import default_recipe
+    from corpus_pipeline.pipeline.runview import RunView
     from corpus_pipeline.runfolder import RunFolder
     from corpus_pipeline.spark.io import read_table
 
@@ -53,30 +54,30 @@ def test_a_toy_stage_between_dedup_and_classification(spark, crawl, straight_run
     assert outcome.iterations == 1 and outcome.stopped_because == "max_iterations"
 
     rf = RunFolder(str(run), spark)
+    view = RunView(RunFolder(str(run)))              # the stages by name, from run.json's stage list
+    ingested = view.location("pages", exact=True)    # the pages stage's own folder (min_length provides "pages")
     kept = read_table(spark, rf.data(rf.path("min_length")), schemas.PAGES)
-    n_kept, n_pages = rf.counts(rf.path("min_length"))["pages"], rf.counts(rf.pages)["pages"]
+    n_kept, n_pages = rf.counts(rf.path("min_length"))["pages"], rf.counts(ingested)["pages"]
     assert kept.count() == n_kept and 0 < n_kept < n_pages
     assert kept.where(f"length(text) < {MIN_CHARS}").count() == 0
-    scores = read_table(spark, rf.data(rf.iteration(1, "scores")), schemas.SCORES)
+    scores = read_table(spark, rf.data(view.location("scores", 1)), schemas.SCORES)
     assert scores.count() == n_kept                                 # the classifier saw the filtered pages only
     assert scores.join(kept, "page_id", "left_anti").count() == 0
     assert rf.marker(rf.path("prepared"))["settings"]["recipe.upstream"][-1] == "min_length"
-    assert "min_length" in rf.marker(rf.iteration(1, "seed"))["settings"]["recipe.upstream"]
-    assert rf.counts(rf.final("corpus"))["pages"] <= n_kept
+    assert "min_length" in rf.marker(view.location("seed", 1))["settings"]["recipe.upstream"]
+    assert rf.counts(view.location("corpus"))["pages"] <= n_kept
 
     # the run view (built from run.json's stage list) reads the inserted stage as "pages": inspect's
     # look-ups and the report see the filtered pages, the ingest counts stay the pages stage's own
     from corpus_pipeline import arrowrun
-    from corpus_pipeline.pipeline.runview import RunView
     from corpus_pipeline.report.summary import build_summary
 
-    view = RunView(RunFolder(str(run)))
     assert [s["name"] for s in view.stages].index("min_length") == [s["name"] for s in view.stages].index("pages") + 1
-    assert view.location("pages") == rf.path("min_length") and view.location("pages", exact=True) == rf.pages
-    before = {r["host"]: r["count"] for r in read_table(spark, rf.data(rf.pages), schemas.PAGES)
+    assert view.location("pages") == rf.path("min_length") and view.location("pages", exact=True) == rf.path("pages")
+    before = {r["host"]: r["count"] for r in read_table(spark, rf.data(ingested), schemas.PAGES)
               .groupBy("host").count().collect()}
     after = {r["host"]: r["count"] for r in kept.groupBy("host").count().collect()}
     host = max((h for h in after if h and after[h] < before[h]), key=lambda h: (after[h], h))   # the filter cut it
     assert arrowrun.pages_of(view, None, host, None, 3)["pages"] == after[host] < before[host]
     s = build_summary(RunFolder(str(run)))
-    assert s["ingest"] == rf.counts(rf.pages) and s["ingest"]["pages"] == n_pages
+    assert s["ingest"] == rf.counts(ingested) and s["ingest"]["pages"] == n_pages

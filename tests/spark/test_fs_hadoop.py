@@ -118,11 +118,13 @@ def test_default_session_is_found(spark, base):
 def test_runfolder_stage_commit_through_hadoop(spark, base, monkeypatch):
     """A whole stage commit (Spark-written Parquet in an attempt folder, marker) with every
     run-folder operation forced through HadoopFS."""
+    from corpus_pipeline.pipeline.runview import RunView
     from corpus_pipeline.runfolder import RunFolder
     from corpus_pipeline.spark.io import read_table, write_table
 
     monkeypatch.setattr(fsmod, "get_fs", lambda uri, spark=None: HadoopFS(spark))
     run = RunFolder(base + "/run", spark)
+    scores = RunView(run).location("scores", 1)
     assert isinstance(run.fs, HadoopFS)
     ddl = "page_id STRING, score DOUBLE"
 
@@ -130,14 +132,14 @@ def test_runfolder_stage_commit_through_hadoop(spark, base, monkeypatch):
         write_table(spark.createDataFrame([("a", 0.5), ("b", 0.9)], ddl), staging, ddl)
         return {"rows": 2}
 
-    res = run.stage(run.iteration(1, "scores"), build, {"k": 1})
-    assert not res.skipped and run.is_committed(run.iteration(1, "scores"))
-    assert run.counts(run.iteration(1, "scores")) == {"rows": 2}
+    res = run.stage(scores, build, {"k": 1})
+    assert not res.skipped and run.is_committed(scores)
+    assert run.counts(scores) == {"rows": 2}
     assert run.iterations() == [1]
-    rows = sorted(tuple(r) for r in read_table(spark, run.iteration(1, "scores"), ddl).collect())
+    rows = sorted(tuple(r) for r in read_table(spark, scores, ddl).collect())
     assert rows == [("a", 0.5), ("b", 0.9)]
     assert not any(".inprogress-" in n for n in run.fs.listdir(run.iter_dir(1)))
-    assert run.data(run.iteration(1, "scores")) != run.iteration(1, "scores")   # an attempt folder
-    assert len(run.attempts(run.iteration(1, "scores"))) == 1
-    again = run.stage(run.iteration(1, "scores"), lambda s: pytest.fail("must not rebuild"))
+    assert run.data(scores) != scores   # an attempt folder
+    assert len(run.attempts(scores)) == 1
+    again = run.stage(scores, lambda s: pytest.fail("must not rebuild"))
     assert again.skipped

@@ -40,17 +40,18 @@ def _setup(spark, tmp_path, name):
     from corpus_pipeline.spark.io import rows_to_df
 
     run = RunView(RunFolder(str(tmp_path / name), spark))
+
     pages = rows_to_df(spark, [schemas.row(schemas.PAGES, {
         "page_id": p, "url": f"https://{h}{q}", "host": h, "path": q, "title": p, "text": f"text of {p}",
         "n_tokens": 10, "has_math_markup": False}) for p, h, q, _ in PAGES], schemas.PAGES)
-    _commit(run, run.pages, pages, schemas.PAGES)
+    _commit(run, run.location("pages"), pages, schemas.PAGES)
     seed = rows_to_df(spark, [("s:0", None, "seed", 1, "a seed text"), ("p:s1", "s1", "path:g.org/", 1, None)],
                       schemas.SEED)
-    _commit(run, run.iteration(1, "seed"), seed, schemas.SEED)
+    _commit(run, run.location("seed", 1), seed, schemas.SEED)
     scores = rows_to_df(spark, [(p, 0.9 if c else 0.2) for p, _, _, c in PAGES], schemas.SCORES)
-    _commit(run, run.iteration(1, "scores"), scores, schemas.SCORES)
+    _commit(run, run.location("scores", 1), scores, schemas.SCORES)
     collected = rows_to_df(spark, [(p, 0.9, 10) for p, _, _, c in PAGES if c], schemas.COLLECTED)
-    _commit(run, run.iteration(1, "collected"), collected, schemas.COLLECTED)
+    _commit(run, run.location("collected", 1), collected, schemas.COLLECTED)
     jg.write_judgements(run, [jg.check_judgement(dict(j, url=None), "t") for j in JUDGEMENTS])
     return run, pages, seed, collected
 
@@ -73,12 +74,12 @@ def _grow(spark, tmp_path, add_to_seed: bool):
     cfg.judge.add_to_seed = add_to_seed
     from corpus_pipeline import annotate as ann
 
-    adir = run.iteration(1, "annotations")                 # iteration 1's marks: the prefix /a/ of h.org
+    adir = run.location("annotations", 1)                 # iteration 1's marks: the prefix /a/ of h.org
     ann.write_worksheet(adir, [], [Mark(host="h.org", prefix="/a/")], 1)
     run.commit_in_place(adir, {"marks": 1})
     loop = Loop(spark, LoopInputs(inputs=[], run=str(tmp_path / name)), cfg, log=lambda *_: None)
     loop.runner.ensure(loop.recipe["seed"], 2)
-    path = run.iteration(2, "seed")
+    path = run.location("seed", 2)
     rows = loop.runner.read_table(path, schemas.SEED).collect()
     return run, {r["page_id"]: r["source"] for r in rows if r["added_in"] == 2}, run.marker(path)
 
@@ -109,13 +110,13 @@ def test_a_later_iterations_sample_frame_leaves_the_judged_seed_pages_out(spark,
     run, added, _ = grown[True]
     # iteration 2: every page scored, the judged seed pages (and a1) collected now
     coll2 = {"a1", "b1", "c1"}
-    _commit(run, run.iteration(1, "collected"), rows_to_df(spark, [("c1", 0.9, 10)], schemas.COLLECTED),
+    _commit(run, run.location("collected", 1), rows_to_df(spark, [("c1", 0.9, 10)], schemas.COLLECTED),
             schemas.COLLECTED)                       # the summary's iteration 1 (its next seed's counts)
-    _commit(run, run.iteration(2, "scores"),
+    _commit(run, run.location("scores", 2),
             rows_to_df(spark, [(p, 0.9 if p in coll2 else 0.1) for p, *_ in PAGES], schemas.SCORES), schemas.SCORES)
-    _commit(run, run.iteration(2, "collected"),
+    _commit(run, run.location("collected", 2),
             rows_to_df(spark, [(p, 0.9, 10) for p in sorted(coll2)], schemas.COLLECTED), schemas.COLLECTED)
-    _commit(run, run.iteration(2, "domains"),
+    _commit(run, run.location("domains", 2),
             rows_to_df(spark, [("h.org", 7, 3, 3 / 7, False), ("g.org", 1, 0, 0.0, False)], schemas.DOMAINS),
             schemas.DOMAINS)
     counts = ensure_sample(spark, run, 2, 1, 0.2, None, log=lambda *_: None)
