@@ -32,14 +32,13 @@ from typing import Optional
 from .. import fs as fsmod
 from .. import schemas
 from ..errors import NoInputError, UsageError
-from ..runfolder import StageResult
 from ..ingest import LANG_PREFIX, SHOWN_FILES, STAT_KEYS, no_input_message, no_page_message, split_totals
 from ..profiles import for_config as profile_of
 from ..sources import resolve
 from ..spark import ingest as sparkingest
 from ..spark.classic import master as master_of
 from ..spark.io import write_counted
-from .stage import INGEST, Stage, TableStage
+from .stage import BATCHES, INGEST, Stage, TableStage
 
 EXTRACT_KEYS = ("ingest.max_page_bytes", "ingest.extract_timeout_s", "ingest.min_text_chars",
                 "ingest.keep_status", "ingest.html_content_types", "ingest.manifest_base", "ingest.favor",
@@ -54,6 +53,7 @@ IN_FLIGHT = 2     # extraction batches submitted at once: one batch's last tasks
 
 class Extract(Stage):
     name, path, scope = "extract", "ingest/extract", INGEST
+    commit_mode = BATCHES           # one sub-folder and marker per batch of files, then the stage's marker
     schema = sparkingest.STAGED
     keys = EXTRACT_KEYS
     about = ("read the WARCs (local, S3, HTTPS, any Hadoop filesystem, a `warc.paths` manifest), keep HTTP 200 "
@@ -100,21 +100,16 @@ class Extract(Stage):
                                                     for b in m.get("config", {}).get("batches", [])],
                                         self.schema_for(ctx.cfg))
 
-    def commit(self, ctx, base: str):
-        """Every input file extracted in committed batches; the stage's marker is written in place.
-        Files already in a committed batch are not read again; batches that are not committed (a
-        killed run's) are removed first."""
+    def write(self, ctx, base: str):
+        """Every input file extracted in committed batches; (counts, config) of the stage's marker, which
+        the runner writes in place. Files already in a committed batch are not read again; batches that
+        are not committed (a killed run's) are removed first."""
         run, cfg, log = ctx.run, ctx.cfg, ctx.say
-        done = run.committed_result(base)
-        if done is not None:
-            log(f"[skip] {run._rel(base)} already committed")
-            return done
         inputs = list(ctx.inputs.inputs)
         refs = list(dict.fromkeys(resolve(inputs, cfg.ingest, ctx.spark, master=master_of(ctx.spark))))  # once each
         if not refs:
             raise UsageError("ingest: no input")
         log(f"[ingest] {len(refs)} WARC file(s), {cfg.ingest.files_per_task} per task")
-        settings = ctx.runner.settings(self)
         wanted = set(refs)
         for b in self.batches(run):               # unfinished attempts, or files no longer in the inputs
             files = (run.marker(b) or {}).get("counts", {}).get("files")
@@ -140,8 +135,7 @@ class Extract(Stage):
 
             # the batch's counter totals (observed while writing) go in its marker's config: the
             # stage's totals are summed from the markers, no job reads the counter rows back
-            run.stage(path, build, config=lambda: {"batch": first + k, COUNTERS: dict(found)},
-                      settings=settings, log=log)
+            ctx.commit_batch(path, build, config=lambda: {"batch": first + k, COUNTERS: dict(found)})
             return path
 
         t0 = time.time()
@@ -168,9 +162,7 @@ class Extract(Stage):
             raise NoInputError(message)
         counts = {**stats, "inputs": len(refs), "skips": skips, "skipped_records": sum(skips.values()),
                   "languages": langs, "batches": len(order), "files_extracted_now": len(todo)}
-        config = {"batches": [b.rsplit("/", 1)[1] for b in order]}
-        run.commit_in_place(base, counts, config=config, settings=settings)
-        return StageResult(base, counts, config, False)
+        return counts, {"batches": [b.rsplit("/", 1)[1] for b in order]}
 
 
 class Dedup(Stage):

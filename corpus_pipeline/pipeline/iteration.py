@@ -19,12 +19,11 @@ from .. import judging
 from .. import schemas
 from ..classifiers import label_of
 from ..profiles import for_config as profile_of
-from ..runfolder import StageResult
 from ..seeds import default_seed_path, load_seed_texts, source_digest
 from ..spark import classify as sparkclassify
 from ..spark import domains as sparkdomains
 from ..spark import iteration as sparkiteration
-from .stage import INGEST, ITERATION, Stage, StopLoop, TableStage
+from .stage import IN_PLACE, INGEST, ITERATION, Stage, StopLoop, TableStage
 
 SATURATED = "saturated"
 MAX_ITERATIONS = "max_iterations"
@@ -363,6 +362,7 @@ class Annotations(Stage):
     Written in place (a person edits it between two runs); only the marker makes it final."""
 
     name, path, scope = "annotations", "{iter}/annotations", ITERATION
+    commit_mode = IN_PLACE          # a person edits the files between two runs; the runner's marker makes it final
     keys = ("annotate.propose_*", "annotate.worksheet_max_domains")       # auto mode only
     reads = ("prefixes", "annotations")
     about = ("the worksheet and the marked paths (the proposer with `--annotate auto`, a person with `manual`); "
@@ -371,11 +371,11 @@ class Annotations(Stage):
     def compares(self, marker: dict) -> bool:
         return (marker.get("config") or {}).get("mode") == "auto"     # a person's marks depend on no setting
 
-    def commit(self, ctx, adir: str):
+    def records_settings(self, ctx) -> bool:
+        return ctx.inputs.annotate == "auto"                            # a person's marks depend on no setting
+
+    def write(self, ctx, adir: str):
         run, cfg = ctx.run, ctx.cfg
-        done = run.committed_result(adir)
-        if done is not None:
-            return done
         # the worksheet's domains: the top annotate.worksheet_max_domains by impact (ranked in Spark)
         rows, n_hosts = sparkdomains.top_prefix_rows(ctx.read("prefixes"), cfg.annotate.worksheet_max_domains)
         rows = annotate.without_rejected(rows, previous_rejections(ctx))   # a rejected prefix is not asked again
@@ -406,11 +406,11 @@ class Annotations(Stage):
         counts = {"candidates": ctx.counts("prefixes").get("prefixes", 0), "marks": len(marks),
                   "flagged_hosts": n_hosts, "worksheet_hosts": len({r["host"] for r in rows}),
                   "decided_by": by, "marked": [m.host + m.prefix for m in marks]}
-        config = {"mode": mode, "annotate": cfg.section("annotate")}
-        settings = ctx.runner.settings(self) if mode == "auto" else None
-        run.commit_in_place(adir, counts, config=config, settings=settings)
-        ctx.say(f"iteration {ctx.i}: {len(marks)} path prefixes marked ({mode})")
-        return StageResult(adir, counts, config, False)
+        return counts, {"mode": mode, "annotate": cfg.section("annotate")}
+
+    def done(self, ctx, result) -> None:
+        if not result.skipped:
+            ctx.say(f"iteration {ctx.i}: {result.counts['marks']} path prefixes marked ({result.config['mode']})")
 
 
 def previous_marks(ctx) -> list:

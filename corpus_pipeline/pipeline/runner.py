@@ -1,7 +1,10 @@
 """The one runner: walks the recipe, skips committed stages, builds, counts and commits.
 
 Every stage output is committed in the run folder (an attempt folder made valid
-by its marker, :mod:`corpus_pipeline.runfolder`); the marker records the counts
+by its marker, :mod:`corpus_pipeline.runfolder`), along the one path of
+:meth:`Runner.commit`: skip when committed, the settings, the stage's build in
+the way its ``commit_mode`` declares (a new attempt, in place, or batches each
+committed on its own), then the stage's marker; the marker records the counts
 and the settings that shaped the stage, plus ``recipe.upstream``, the names of
 the stages before it in the recipe, so inserting or removing a stage is seen by
 the settings check like a changed setting (:mod:`.settings`).
@@ -22,7 +25,7 @@ from ..spark.io import read_table, write_table
 from ..spark.progress import product_stage, stage_label
 from .recipe import Recipe
 from .runview import RunView, stage_entries
-from .stage import FINAL, INGEST, ITERATION, Stage
+from .stage import BATCHES, FINAL, IN_PLACE, INGEST, ITERATION, NEW_ATTEMPT, Stage
 
 _RANK = {INGEST: 0, ITERATION: 1, FINAL: 2}
 UPSTREAM = "recipe.upstream"
@@ -105,15 +108,33 @@ class Runner:
             if not stage.commits:
                 return stage.check(ctx)
             location = stage.location(self.run, i)
-            res = stage.commit(ctx, location)
+            res = self.commit(stage, ctx, location)
             stage.done(ctx, res)
             return res
 
     def commit(self, stage: Stage, ctx: "Context", location: str) -> StageResult:
-        """The default commit: ``stage.build`` into a new attempt, then the marker."""
-        return self.run.stage(location, lambda staging: stage.build(ctx, staging),
-                              config=lambda: stage.record(ctx), log=self.log,
-                              settings=self.settings(stage))
+        """The one commit path: the recorded result when committed; otherwise the stage's output,
+        built as its ``commit_mode`` declares, then its marker with the counts, config and settings."""
+        done = self.run.committed_result(location)
+        if done is not None:
+            if stage.commit_mode != IN_PLACE:       # a committed worksheet is taken without a line
+                self.log(f"[skip] {self.run._rel(location)} already committed")
+            return done
+        settings = self.settings(stage) if stage.records_settings(ctx) else None
+        if stage.commit_mode == NEW_ATTEMPT:        # force: not committed (checked above), so no second look
+            return self.run.stage(location, lambda staging: stage.build(ctx, staging),
+                                  config=lambda: stage.record(ctx), log=self.log, settings=settings, force=True)
+        if stage.commit_mode not in (IN_PLACE, BATCHES):
+            raise ValueError(f"stage {stage.name}: unknown commit_mode {stage.commit_mode!r}")
+        counts, config = stage.write(ctx, location)
+        self.run.commit_in_place(location, counts, config=config, settings=settings)
+        return StageResult(location, counts, config or {}, False)
+
+    def commit_batch(self, stage: Stage, path: str, build: Callable[[str], Optional[dict]],
+                     config: Callable[[], Optional[dict]]) -> StageResult:
+        """One batch of a ``BATCHES`` stage: ``build`` into a new attempt of ``path``, then its own
+        marker (the stage's settings), so a killed run keeps every committed batch."""
+        return self.run.stage(path, build, config=config, settings=self.settings(stage), log=self.log)
 
     def invalidate_stale(self, stages: list[Stage], i: Optional[int] = None) -> None:
         for s in stages:
@@ -178,6 +199,11 @@ class Context:
 
     def read_table(self, location: str, ddl: Optional[str]):
         return self.runner.read_table(location, ddl)
+
+    def commit_batch(self, path: str, build: Callable[[str], Optional[dict]],
+                     config: Callable[[], Optional[dict]]) -> StageResult:
+        """Commit one batch of this ``BATCHES`` stage at ``path`` (:meth:`Runner.commit_batch`)."""
+        return self.runner.commit_batch(self.stage, path, build, config)
 
     def write_table(self, df, path: str, ddl: Optional[str]) -> None:
         self.runner.write_table(df, path, ddl)

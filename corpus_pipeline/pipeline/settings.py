@@ -23,9 +23,8 @@ from typing import Callable, Optional
 
 from ..config import Config
 from ..errors import UsageError
-from .ingest import Extract
 from .recipe import Recipe, default_recipe
-from .stage import Stage, flat, matches
+from .stage import BATCHES, Stage, flat, matches
 
 __all__ = ["NEUTRAL", "check_settings", "classify_key", "flat", "walk"]
 
@@ -84,8 +83,8 @@ def check_settings(run, cfg: Config, recompute: bool = False,
     stages = walk(run, recipe)
     for k, (stage, path) in enumerate(stages):
         m = run.marker(path)
-        if not m and isinstance(stage, Extract):        # extraction not finished: its batches' settings
-            m = next((run.marker(b) for b in Extract.batches(run) if run.is_committed(b)), None)
+        if not m and stage.commit_mode == BATCHES:       # not finished (extraction): its batches' settings
+            m = next((run.marker(b) for b in stage.batches(run) if run.is_committed(b)), None)
         if not m or not stage.compares(m):
             continue
         now = current(stage) if current else stage.settings(cfg)

@@ -6,6 +6,19 @@ attributes and implement :meth:`Stage.build` (files) or :meth:`TableStage.table`
 (:mod:`corpus_pipeline.pipeline.runner`) does everything else: skip when
 committed, record the settings that shaped the result, commit by marker.
 
+How the output is committed is declared by ``commit_mode``, never re-implemented:
+
+* :data:`NEW_ATTEMPT` (the default): :meth:`Stage.build` writes into a new
+  attempt folder, then the runner writes the marker;
+* :data:`IN_PLACE` (the annotation worksheet, which a person edits between two
+  runs): :meth:`Stage.write` writes into the stage folder itself and returns the
+  counts and config (it may raise :class:`StopLoop` first, before any marker);
+  the runner's marker makes it final;
+* :data:`BATCHES` (extraction): :meth:`Stage.write` commits units of work as
+  sub-folders with their own markers through ``ctx.commit_batch`` (a killed run
+  resumes per batch; :meth:`Stage.batches` lists them) and returns the totals;
+  the runner then writes the stage's marker in place.
+
 A minimal table stage, e.g. a length filter placed after ``pages``::
 
     class MinLength(TableStage):
@@ -29,6 +42,7 @@ from typing import Optional
 from ..config import Config
 
 INGEST, ITERATION, FINAL = "ingest", "iteration", "final"     # where a stage runs: once, per iteration, at the end
+NEW_ATTEMPT, IN_PLACE, BATCHES = "attempt", "in_place", "batches"   # how its output is committed (commit_mode)
 
 
 class StopLoop(Exception):
@@ -68,6 +82,7 @@ class Stage:
     about: str = ""                 # one line for the plan and the README's recipe list
     commits: bool = True            # False: a step of the loop that writes nothing (the stop rule)
     cached: bool = False            # True: read once per run and kept in memory (the pages)
+    commit_mode: str = NEW_ATTEMPT  # NEW_ATTEMPT, IN_PLACE or BATCHES (see the module's docstring)
 
     @property
     def output_name(self) -> str:
@@ -100,6 +115,10 @@ class Stage:
         """The ``config`` its marker records (default: its config section)."""
         return {self.section: ctx.cfg.section(self.section)} if self.section else None
 
+    def records_settings(self, ctx) -> bool:
+        """False: the marker records no settings (a person's marks depend on none)."""
+        return True
+
     def compares(self, marker: dict) -> bool:
         """False: the settings recorded in ``marker`` are not checked on a rerun."""
         return True
@@ -112,9 +131,14 @@ class Stage:
         """Write the output into ``staging``; return the counts the marker records."""
         raise NotImplementedError
 
-    def commit(self, ctx, location: str):
-        """Build and commit (default: a new attempt folder, then the marker); the StageResult."""
-        return ctx.runner.commit(self, ctx, location)
+    def write(self, ctx, location: str) -> tuple[dict, Optional[dict]]:
+        """``IN_PLACE`` and ``BATCHES`` stages: write the output under ``location`` itself (batches
+        through ``ctx.commit_batch``); return (counts, config) for the marker the runner writes."""
+        raise NotImplementedError
+
+    def batches(self, run) -> list[str]:
+        """``BATCHES`` stages: the batch folders (committed or not), in order."""
+        return []
 
     def check(self, ctx):
         """A step that commits nothing (``commits = False``): raise :class:`StopLoop` to end the loop."""
