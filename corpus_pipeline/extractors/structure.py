@@ -27,6 +27,7 @@ from __future__ import annotations
 import html as htmllib
 import re
 import textwrap
+from typing import Callable
 
 MAX_CELL_CHARS = 400
 _DONE = "data-cp-markdown"   # marks the <pre> elements written here
@@ -282,13 +283,17 @@ def _lines(fragment: str) -> list:
     return [" ".join(ln.split()) for ln in fragment.split("\n") if ln.strip()]
 
 
-def repeats_page(quote_lines: list, prior: str) -> bool:
+def repeats_page(quote_lines: list, prior: Callable[[], str]) -> bool:
     """True when a quote's text is (mostly) text the page already holds: ``QUOTE_REPEAT_SHARE`` of
-    the characters of its lines of ``QUOTE_LINE_MIN``+ characters are in ``prior``, and at least
-    ``QUOTE_MIN_CHARS`` of them."""
+    the characters of its lines of ``QUOTE_LINE_MIN``+ characters are in the earlier text ``prior()``,
+    and at least ``QUOTE_MIN_CHARS`` of them.  ``prior`` is called only for a quote with that many
+    characters in such lines (most quotes, and most pages' only one, are too short to count)."""
     tested = [ln for ln in quote_lines if len(ln) >= QUOTE_LINE_MIN]
     total = sum(len(ln) for ln in tested)
-    found = sum(len(ln) for ln in tested if ln in prior)
+    if total < QUOTE_MIN_CHARS:
+        return False
+    earlier = prior()
+    found = sum(len(ln) for ln in tested if ln in earlier)
     return found >= QUOTE_MIN_CHARS and found >= QUOTE_REPEAT_SHARE * total
 
 
@@ -316,9 +321,7 @@ class _Quotes:
     expression alone, tried at every "<" of a page, cost 0.4 ms a page."""
 
     def __init__(self, html: str):
-        upper = _find_all(html, "UOTE")
-        self.html, self.hits, self.k = html, (sorted(_find_all(html, "uote") + upper) if upper
-                                              else _find_all(html, "uote")), 0
+        self.html, self.hits, self.k = html, sorted(_find_all(html, "uote") + _find_all(html, "UOTE")), 0
 
     def next(self, pos: int):
         html, hits = self.html, self.hits
@@ -372,6 +375,13 @@ def drop_repeated_quotes_html(html: str) -> str:
     out, last, pos = [], 0, max(body, 0)   # the <head> holds no page text
     prior = ""
     pending = []      # the spans of page text before the quotes tested so far, not yet in ``prior``
+
+    def earlier_text() -> str:
+        nonlocal prior
+        prior += "".join("\n" + "\n".join(_lines(html[a:b])) for a, b in pending)
+        pending.clear()
+        return prior
+
     for _ in range(QUOTE_MAX_TESTS):
         sp = quotes.span(pos)
         if sp is None:
@@ -379,15 +389,7 @@ def drop_repeated_quotes_html(html: str) -> str:
         start, tag_end, end = sp
         pending.append((pos, start))
         own = _lines(_CITE_RE.sub("", _without_nested_quotes(html[tag_end:end])))
-        # ``prior`` (the text of every span before) is built only for a quote that could repeat it:
-        # most quotes (and most pages' only one) are too short to count
-        if sum(len(ln) for ln in own if len(ln) >= QUOTE_LINE_MIN) >= QUOTE_MIN_CHARS:
-            prior += "".join("\n" + "\n".join(_lines(html[a:b])) for a, b in pending)
-            pending = []
-            drop = repeats_page(own, prior)
-        else:
-            drop = False
-        if drop:
+        if repeats_page(own, earlier_text):
             out.append(html[last:start])
             last = pos = end
         else:
