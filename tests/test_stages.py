@@ -2,7 +2,6 @@
 import pytest
 
 from corpus_pipeline.pipeline import settings as st
-from corpus_pipeline.pipeline.ingest import Extract
 from corpus_pipeline.pipeline.recipe import default_recipe
 from corpus_pipeline.config import load_config
 from corpus_pipeline.errors import UsageError
@@ -85,7 +84,7 @@ def test_settings_of_unfinished_extraction_batches_are_checked(tmp_path):
     with pytest.raises(UsageError, match="ingest.min_text_chars"):
         st.check_settings(run, load_config(overrides=["ingest.min_text_chars=5"]), log=lambda m: None)
     st.check_settings(run, load_config(overrides=["ingest.min_text_chars=5"]), recompute=True, log=lambda m: None)
-    assert Extract.batches(run) == []
+    assert R["extract"].batches(run) == []
 
 
 def test_a_stage_removed_from_the_recipe_is_a_changed_setting(tmp_path):

@@ -60,10 +60,9 @@ class Extract(Stage):
              "HTML responses, extract the main text with its maths kept as TeX (resiliparse for the bulk pass, "
              "trafilatura as fallback), detect the language; committed in batches of files")
 
-    @staticmethod
-    def batches(run) -> list[str]:
+    def batches(self, run) -> list[str]:
         """The batch folders (committed or not), in order."""
-        base = run.path("ingest", "extract")
+        base = self.location(run)
         return [f"{base}/{e}" for e in run.fs.listdir(base) if e.startswith("batch=")]
 
     def progress(self, run) -> dict[str, str]:
