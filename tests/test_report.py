@@ -163,3 +163,24 @@ def test_chart_axes_are_round_and_labels_do_not_overlap():
                        fmt=lambda v: f"{v:.1%}", hlines=((0.98, "saturation 98%"),))
     assert ">99.6%<" in chart and ">1.00<" not in chart and 'class="threshold"' in chart
     assert "saturation 98%" in chart
+
+
+def test_the_corpus_folder_comes_from_the_runs_recipe(tmp_path):
+    """A recipe whose final stage commits elsewhere: the summary, the HTML and the Markdown say where."""
+    from corpus_pipeline.pipeline.recipe import default_recipe
+    from corpus_pipeline.pipeline.runview import STAGES, stage_entries
+    from corpus_pipeline.report.html import render_html
+    from corpus_pipeline.report.markdown import render_markdown
+    from corpus_pipeline.report.summary import build_summary
+    from corpus_pipeline.runfolder import RunFolder
+
+    run = RunFolder(str(tmp_path / "r"))
+    entries = [dict(e, path="out/mathcorpus") if e["name"] == "corpus" else e
+               for e in stage_entries(default_recipe())]
+    run.write_json(run.path("run.json"), {STAGES: entries})
+    s = build_summary(run)
+    assert s["final"]["folder"] == "out/mathcorpus"
+    s["final"].update(pages=3, tokens=40)
+    assert "<code>out/mathcorpus/</code>" in render_html(s) and "final/corpus" not in render_html(s)
+    assert "final corpus (out/mathcorpus/): 3 pages" in render_markdown(s)
+    assert build_summary(RunFolder(str(tmp_path / "d")))["final"]["folder"] == "final/corpus"   # no list recorded

@@ -23,6 +23,7 @@ from typing import Optional
 from .. import fs as fsmod
 from .. import profiles
 from .. import schemas
+from ..pipeline.runview import RunView
 from ..seeds import default_seed_path
 from .languages import language_name
 
@@ -219,11 +220,12 @@ def render_card(summary: dict, config: dict, languages: dict, seed_text: Optiona
     return "\n".join(out) + "\n"
 
 
-def write_card(run, summary: dict, location: str = "final/corpus") -> Optional[str]:
-    """Write ``RUN/final/corpus/README.md`` (None: no committed corpus yet) from the report's summary
+def write_card(run, summary: dict) -> Optional[str]:
+    """Write the final corpus's ``README.md`` (None: no committed corpus yet) from the report's summary
     (the pages per language of the corpus: its ``details``, when the report was written with the run's
     tables) and ``run.json`` (the settings, the profile, whether the seed was the user's)."""
-    loc = run.path(location)
+    run = RunView.of(run)
+    loc = run.location("corpus")
     if not run.is_committed(loc):
         return None
     runjson = run.read_json(run.path("run.json"), {}) or {}

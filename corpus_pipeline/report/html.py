@@ -215,7 +215,12 @@ def _pct(x) -> str:
     return "–" if x is None else f"{x:.1%}"
 
 
-FINAL_CORPUS = "final/corpus"      # where the final stage commits the corpus, in the run folder
+FINAL_CORPUS = "final/corpus"      # the default recipe's corpus folder, for a summary that does not say
+
+
+def corpus_folder(fin: dict) -> str:
+    """Where the run's final stage committed the corpus, relative to the run folder."""
+    return fin.get("folder") or FINAL_CORPUS
 
 
 def _num(x) -> str:
@@ -235,7 +240,7 @@ def final_paragraph(s: dict) -> str:
     again = f"{re.get('reextracted', 0):,} pages extracted again by the final extractor; " if re else ""
     return (f"<p>{_num(fin.get('pages'))} pages, {_num(fin.get('tokens'))} tokens of the final text{_esc(bulk)}; "
             f"{_esc(again)}{_esc(_decon_sentence(fin))}.</p>"
-            f"<p>The corpus: <code>{FINAL_CORPUS}/</code> in the run folder (Parquet, with a dataset card, "
+            f"<p>The corpus: <code>{_esc(corpus_folder(fin))}/</code> in the run folder (Parquet, with a dataset card, "
             f"<code>README.md</code>).</p>")
 
 

@@ -1,7 +1,7 @@
 """The Markdown summary printed at the end of a run."""
 from __future__ import annotations
 
-from .html import FINAL_CORPUS, _decon_sentence
+from .html import _decon_sentence, corpus_folder
 
 
 def _p(x, pct=False) -> str:
@@ -41,7 +41,7 @@ def render_markdown(s: dict) -> str:
             lines.append(j["stopping"])
     f = s.get("final") or {}
     if f.get("pages") is not None:         # no final corpus yet (a run waiting for marks): no line
-        lines += ["", f"final corpus ({FINAL_CORPUS}/): {f['pages']:,} pages, {f.get('tokens') or 0:,} tokens of the "
+        lines += ["", f"final corpus ({corpus_folder(f)}/): {f['pages']:,} pages, {f.get('tokens') or 0:,} tokens of the "
                       f"final text; {_decon_sentence(f)}"]
     if s.get("marked_file"):
         lines += ["", f"waiting for annotation: mark the paths on the page `corpus-pipeline annotate {s.get('run', 'RUN')} "

@@ -122,6 +122,8 @@ def build_summary(run: RunFolder) -> dict:
             "tokens": fin.get("tokens", 0) if fin else None,
             "pages_removed_by_decontamination": fin.get("pages_removed_by_decontamination"),
             "segments_removed": fin.get("segments_removed"),
+            # where the final stage commits the corpus, relative to the run folder (from the run's recipe)
+            "folder": run.stage_entry("corpus")["path"],
         },
         # extensions
         "run": run.uri,
@@ -166,7 +168,7 @@ def write_report(run: RunFolder, echo: Optional[callable] = None, spark=None,
     run.fs.write_text(fsmod.join(out, "index.html"), render_html(summary))
     md = render_markdown(summary)
     run.fs.write_text(fsmod.join(out, "summary.md"), md)
-    write_card(run, summary)         # RUN/final/corpus/README.md, once the corpus is committed
+    write_card(run, summary)         # the corpus's README.md, once the corpus is committed
     if echo:
         echo(md)
     return summary
