@@ -1,7 +1,7 @@
 """MinHash near-dedup benchmark.
 
 1. Signature throughput (docs/s on one core) on the same generated documents:
-   our path (``dedup.minhash.Signer``: vectorised 64-bit shingle ids +
+   our path (``stages.near_dedup.rules.Signer``: vectorised 64-bit shingle ids +
    datasketch ``update_batch``, affine32) against a naive per-shingle
    ``MinHash.update`` loop (datasketch default sha1 hash) and
    ``MinHash.bulk`` on the shingle strings; datatrove's MinHash signature step
@@ -103,7 +103,7 @@ def run_job(n: int, max_result_size: str = "1m", partitions: int = 8, seed: int 
     from corpus_pipeline.schemas import PAGES
     from corpus_pipeline.spark.arrow import map_rows
     from corpus_pipeline.spark.io import read_table, write_table
-    from corpus_pipeline.spark.minhash import near_dedup
+    from corpus_pipeline.stages.near_dedup.step import near_dedup
     from corpus_pipeline.spark.session import get_spark
 
     tmp = tempfile.mkdtemp(prefix="bench_minhash_")
@@ -161,7 +161,7 @@ def signature_throughput(n_docs: int) -> list[tuple[str, float]]:
     from datasketch import MinHash
 
     from corpus_pipeline.config import DedupConfig
-    from corpus_pipeline.dedup import minhash as mh
+    from corpus_pipeline.stages.near_dedup import rules as mh
 
     cfg = DedupConfig()
     num_perm = cfg.bands * cfg.rows

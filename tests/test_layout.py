@@ -13,6 +13,9 @@ from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "corpus_pipeline"
 PYSPARK_OUTSIDE_SPARK: set = set()
+# a stage's folder, corpus_pipeline/stages/<name>/: the stage class (recipe layer), its DataFrame step (the
+# engine's layer: the only file of the folder that may import pyspark) and its pure rules (the base)
+STAGE_CLASS, STEP = "stage", "step"
 CLASSIC_ADAPTER = "spark/classic.py"
 # attributes and names only a classic session has (Spark Connect raises on them)
 CLASSIC_ATTRS = {"rdd", "sparkContext", "_jvm", "_jsc", "_jdf", "_jcol", "_gateway", "mapPartitions",
@@ -67,7 +70,7 @@ def test_pyspark_is_imported_only_by_the_spark_layer():
     offenders = []
     for mod, path in known.items():
         rel = path.relative_to(PKG).as_posix()
-        if rel.startswith("spark/") or rel in PYSPARK_OUTSIDE_SPARK:
+        if rel.startswith("spark/") or rel in PYSPARK_OUTSIDE_SPARK or _is_stage_file(rel, STEP):
             continue
         if "pyspark" in _imports(mod, path, known)[1]:
             offenders.append(rel)
@@ -260,7 +263,16 @@ def _under(mod: str, pkg: str) -> bool:
     return mod == pkg or mod.startswith(pkg + ".")
 
 
+def _is_stage_file(rel: str, name: str) -> bool:
+    """Whether ``rel`` (a path under corpus_pipeline/) is the ``name``.py of a stage's folder."""
+    parts = rel.split("/")
+    return len(parts) == 3 and parts[0] == "stages" and parts[2] == f"{name}.py"
+
+
 def _layer(mod: str) -> int:
+    parts = mod.split(".")
+    if len(parts) == 4 and parts[1] == "stages":          # corpus_pipeline.stages.<name>.<file>
+        return {STAGE_CLASS: 2, STEP: 1}.get(parts[3], 0)
     if any(_under(mod, u) for u in UPPER):
         return 3
     if _under(mod, RECIPE):
@@ -288,6 +300,31 @@ def test_the_layer_rule_sees_an_upward_import():
     assert _layer("corpus_pipeline.fs") < _layer("corpus_pipeline.spark.classic") < \
         _layer("corpus_pipeline.pipeline.runview") < _layer("corpus_pipeline.commands.inspect")
     assert _layer("corpus_pipeline.sparkhash") == 0 and _layer("corpus_pipeline.report.summary") == 3
+    assert _layer("corpus_pipeline.stages.near_dedup.rules") < _layer("corpus_pipeline.stages.near_dedup.step") \
+        < _layer("corpus_pipeline.stages.near_dedup.stage")
+
+
+def test_the_engine_knows_no_stage():
+    """``spark/`` (session, I/O, Arrow, the classic adapter, cluster, progress, components) imports no
+    stage folder; a stage's DataFrame step imports the engine, never the other way."""
+    known = _modules()
+    offenders = sorted(f"{p.relative_to(PKG)} imports {d}" for m, p in known.items() if _under(m, ENGINE)
+                       for d in _imports(m, p, known)[0] if _under(d, "corpus_pipeline.stages"))
+    assert offenders == []
+    assert any(_under(m, "corpus_pipeline.stages") for m in known)        # the rule has something to look at
+
+
+def test_a_stage_folder_holds_its_class_step_and_rules():
+    """Every folder under stages/ has the three files, and its package imports none of them (an
+    executor loading the rules loads neither pyspark nor the recipe)."""
+    folders = [p for p in (PKG / "stages").iterdir() if p.is_dir() and not p.name.startswith("_")]
+    assert folders
+    known = _modules()
+    heavy = _brings_pyspark(known)
+    for d in folders:
+        assert {f"{STAGE_CLASS}.py", f"{STEP}.py", "rules.py", "__init__.py"} <= {f.name for f in d.iterdir()}, d
+        assert f"corpus_pipeline.stages.{d.name}.rules" not in heavy, d.name
+        assert f"corpus_pipeline.stages.{d.name}" not in heavy, d.name
 
 
 def test_extractors_use_only_the_public_names_of_extract():

@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from corpus_pipeline.dedup import minhash as mh
+from corpus_pipeline.stages.near_dedup import rules as mh
 
 
 def test_normalization_keeps_maths_distinct():

@@ -12,7 +12,7 @@
    own marker records the totals.
 2. the dedup stages, one per rule (``url_dedup``: per normalized URL the latest
    fetch survives; ``exact_dedup``: per normalized-text hash the smallest
-   ``page_id``; ``near_dedup``: MinHash, :func:`corpus_pipeline.spark.minhash.near_dedup`).
+   ``page_id``; ``near_dedup``: MinHash, its own folder :mod:`corpus_pipeline.stages.near_dedup`).
    Each stores only what it removed (``DEDUP_REMOVED``); its input is the
    extracted pages minus the removals of the dedup stages before it, so no
    stage copies the corpus and every rule ignores partitioning.
@@ -44,9 +44,6 @@ EXTRACT_KEYS = ("ingest.max_page_bytes", "ingest.extract_timeout_s", "ingest.min
                 "ingest.keep_status", "ingest.html_content_types", "ingest.manifest_base", "ingest.favor",
                 "ingest.extractor", "ingest.fallback_extractor",
                 "profile.name")   # the profile's markup column is computed while extracting
-NEAR_KEYS = ("dedup.near", "dedup.shingle_size", "dedup.bands", "dedup.rows", "dedup.minhash_seed",
-             "dedup.verify_jaccard", "dedup.verify_with", "dedup.max_iterations_cc", "dedup.sub_buckets",
-             "dedup.rescue_rounds")
 COUNTERS = "counters"   # a batch marker's config key: its counter totals, {reason: n}
 IN_FLIGHT = 2     # extraction batches submitted at once: one batch's last tasks overlap the next
 
@@ -228,26 +225,6 @@ class ExactDedup(Dedup):
         return {}, sparkingest.exact_dedup(pages)[1]
 
 
-class NearDedup(Dedup):
-    name, path, kind = "near_dedup", "ingest/near_dedup", "near"
-    keys = NEAR_KEYS
-    about = ("MinHash over word 5-grams, 14 bands x 8 rows, verified by Jaccard >= 0.7, connected components; "
-             "the longest text of each cluster survives")
-
-    def removals(self, pages, ctx):
-        counts, dups, docs = sparkingest.near_removals(ctx.spark, pages, ctx.cfg, checkpoint_dir(ctx), ctx.say)
-        ctx.memo.setdefault("unpersist", []).append(docs)
-        return {"near_dedup": counts}, dups
-
-    def done(self, ctx, result) -> None:
-        for df in ctx.memo.pop("unpersist", []):
-            df.unpersist()
-
-
-def checkpoint_dir(ctx) -> str:
-    return ctx.cfg.spark.checkpoint_dir or ctx.run.path("_checkpoints", "ingest")
-
-
 def _dedup_counts(ctx) -> dict:
     out = {}
     for s in dedup_stages(ctx):
@@ -329,12 +306,6 @@ class Pages(TableStage):
         near = _dedup_counts(ctx).get("near_dedup")
         if near:
             counts["near_dedup"] = near
-        fs, ckpt = ctx.run.fs, checkpoint_dir(ctx)
-        if ctx.cfg.spark.checkpoint_dir is None and fs.exists(ckpt):
-            fs.delete(ckpt)
-        parent = ctx.run.path("_checkpoints")
-        if fs.exists(parent) and not fs.listdir(parent):
-            fs.delete(parent)
         return counts
 
 

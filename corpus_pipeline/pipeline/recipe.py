@@ -17,7 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .final import Canaries, Contamination, Corpus
-from .ingest import Extract, ExactDedup, NearDedup, Pages, PagesDuplicates, PagesSkips, UrlDedup
+from ..stages.near_dedup.stage import NearDedup
+from .ingest import Extract, ExactDedup, Pages, PagesDuplicates, PagesSkips, UrlDedup
 from .iteration import Annotations, Collected, Domains, Eval, Model, Prefixes, Prepared, Scores, Seed, StopRule
 from .stage import Stage
 

@@ -1,4 +1,5 @@
-"""Ingest's Spark steps: extraction tasks over file groups, and the URL and exact dedup rules.
+"""Ingest's Spark steps: extraction tasks over file groups, and the URL and exact dedup rules (near
+dedup's step is in its stage folder, :mod:`corpus_pipeline.stages.near_dedup.step`).
 
 The stages that use them (and commit their results) are in
 :mod:`corpus_pipeline.pipeline.ingest`.
@@ -18,7 +19,7 @@ from ..counters import Counts
 from ..ingest import process_source
 from ..profiles import for_config as profile_of
 from .arrow import local_rows
-from .classic import default_parallelism, persisted
+from .classic import default_parallelism
 from .io import rows_to_df, struct, write_table
 
 STAGE = "ingest"
@@ -159,19 +160,3 @@ def skip_rows(staged, stat_keys, lang_prefix: str):
             .select(F.col("c_stage").alias("stage"), F.col("c_reason").alias("reason"),
                     F.col("c_source").alias("source"), F.col("c_count").alias("count"))
             .coalesce(1))
-
-
-def near_removals(spark, pages, cfg, checkpoint_dir: str, log=print):
-    """(counts, removed rows as DEDUP_REMOVED, the persisted input to unpersist once written)."""
-    from pyspark import StorageLevel
-
-    from .minhash import near_dedup
-
-    # near dedup reads its input several times: computed once (the earlier removals applied)
-    docs = persisted(pages.select(*schemas.columns(profile_of(cfg).pages_schema)), StorageLevel.MEMORY_AND_DISK)
-    res = near_dedup(spark, docs, cfg.dedup, checkpoint_dir)
-    log("[ingest] near dedup seconds: " + ", ".join(f"{k} {v}" for k, v in (res.timings or {}).items()))
-    dups = res.duplicates.select(*schemas.columns(schemas.DUPLICATES),
-                                 F.lit(None).cast("string").alias("warc_file"),
-                                 F.lit(None).cast("bigint").alias("warc_offset"))
-    return dict(res.counts or {}), dups, docs

@@ -110,9 +110,10 @@ def main(argv: list[str]) -> int:
     master, *inputs, run, out = argv
     from corpus_pipeline.cli import main as cli
     from corpus_pipeline.spark import ingest as sparkingest
+    from corpus_pipeline.stages.near_dedup import step as near_step
 
     sparkingest.extract_to_staging = _grouped("extract", sparkingest.extract_to_staging)
-    sparkingest.near_removals = _grouped("near_dedup", sparkingest.near_removals)
+    near_step.near_removals = _grouped("near_dedup", near_step.near_removals)
     killed: list = []
     stop = threading.Event()
     t = threading.Thread(target=watch, args=(killed, stop), daemon=True)

@@ -142,6 +142,7 @@ def test_loop_commits_every_stage_when_every_rename_fails(decontaminated_run):
                 [f"attempt={token}"]                    # no leftover attempt
     assert s["final"]["pages"] == len(corpus(norename_run)) > 0
     assert not list(norename_run.rglob("*.inprogress-*"))
+    assert not (norename_run / "_checkpoints").exists()      # near dedup removed its checkpoints once committed
 
 
 def test_changed_setting_is_refused_then_recomputed_like_a_fresh_run(crawl, decontaminated_run, tmp_path):

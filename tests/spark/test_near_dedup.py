@@ -11,7 +11,7 @@ from collections import defaultdict
 import pytest
 
 from corpus_pipeline.config import DedupConfig
-from corpus_pipeline.dedup import minhash as mh
+from corpus_pipeline.stages.near_dedup import rules as mh
 from corpus_pipeline.schemas import DUPLICATES, PAGES, columns, row
 
 pytestmark = pytest.mark.spark
@@ -65,7 +65,7 @@ def _pages_df(spark, items):
 
 
 def _run(spark, df, cfg, tmp_path, name):
-    from corpus_pipeline.spark.minhash import near_dedup
+    from corpus_pipeline.stages.near_dedup.step import near_dedup
     return near_dedup(spark, df, cfg, str(tmp_path / f"ckpt_{name}"))
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from corpus_pipeline import schemas
 from corpus_pipeline.config import DedupConfig, SelectConfig
-from corpus_pipeline.dedup import minhash as mh
+from corpus_pipeline.stages.near_dedup import rules as mh
 
 from test_classify_spark import _reference as budget_reference   # the same straightforward rule
 from test_near_dedup import union_find
@@ -82,7 +82,7 @@ def test_huge_bucket_spread_and_equal_to_reference(spark, skewed, tmp_path):
 
     from corpus_pipeline.spark.arrow import map_rows
     from corpus_pipeline.spark.io import rows_to_df
-    from corpus_pipeline.spark.minhash import (BANDS_DDL, GROUP_COLS, _band_partition, bucket_groups,
+    from corpus_pipeline.stages.near_dedup.step import (BANDS_DDL, GROUP_COLS, _band_partition, bucket_groups,
                                                group_edges, near_dedup)
 
     items, triples = skewed
@@ -119,7 +119,7 @@ def test_pair_unlike_its_bucket_root_is_still_found(spark, skewed, tmp_path):
     agrees; the root a (smallest id) is unlike both b and c, so only the rescue round
     compares b with c."""
     from corpus_pipeline.spark.io import rows_to_df
-    from corpus_pipeline.spark.minhash import near_dedup
+    from corpus_pipeline.stages.near_dedup.step import near_dedup
 
     _, triples = skewed
     items = [x for x in skewed[0] if x[0][0] == "t"]

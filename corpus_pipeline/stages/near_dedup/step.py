@@ -1,10 +1,11 @@
-"""MinHash LSH near-duplicate removal on a pages DataFrame (the Spark layer).
+"""Near dedup's DataFrame step: MinHash LSH near-duplicate removal on a pages DataFrame (its pure rules:
+:mod:`.rules`; the stage that commits its removals: :mod:`.stage`).
 
 Steps (nothing proportional to the corpus is collected to the driver: only
 ``count()`` aggregates and the small ``sample_pairs`` list reach it):
 
 1. **Band keys** — ``mapPartitions`` over ``(page_id, text)`` computes datasketch
-   signatures in the executors (``dedup.minhash.doc_band_rows``) and emits one
+   signatures in the executors (``rules.doc_band_rows``) and emits one
    ``(page_id, band, key)`` row per band.  The table is persisted (signatures
    are computed once).  One aggregate over its buckets counts the pages without
    shingles and finds the buckets that hold two or more pages; when none does,
@@ -52,13 +53,15 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from .. import fs as fsmod
-from ..config import DedupConfig
-from ..dedup import minhash as mh
-from ..schemas import DUPLICATES, columns
-from .components import components_counted, materialize, materialize_counted
-from .arrow import local_rows, map_rows
-from .classic import persisted, set_checkpoint_dir
+from ... import fs as fsmod
+from ... import schemas
+from ...config import Config, DedupConfig
+from ...profiles import for_config as profile_of
+from ...schemas import DUPLICATES, columns
+from ...spark.arrow import local_rows, map_rows
+from ...spark.classic import persisted, set_checkpoint_dir
+from ...spark.components import components_counted, materialize, materialize_counted
+from . import rules
 
 BANDS_DDL = "page_id STRING, band INT, bkey BIGINT"
 SHINGLES_DDL = "page_id STRING, n_chars INT, sh ARRAY<BIGINT>"
@@ -75,24 +78,24 @@ class NearDedupResult:
 
 def _band_partition(bands: int, rows: int, minhash_seed: int, k: int):
     def run(it):
-        return mh.doc_band_rows(((r[0], r[1]) for r in it), bands, rows, minhash_seed, k)
+        return rules.doc_band_rows(((r[0], r[1]) for r in it), bands, rows, minhash_seed, k)
     return run
 
 
 def _shingle_partition(k: int):
     def run(it):
-        return mh.doc_shingle_rows(((r[0], r[1]) for r in it), k)
+        return rules.doc_shingle_rows(((r[0], r[1]) for r in it), k)
     return run
 
 
 def _signature_partition(num_perm: int, minhash_seed: int, k: int):
     def run(it):
-        return mh.doc_signature_rows(((r[0], r[1]) for r in it), num_perm, minhash_seed, k)
+        return rules.doc_signature_rows(((r[0], r[1]) for r in it), num_perm, minhash_seed, k)
     return run
 
 
 def _signature_sim_col(a: str, b: str):
-    """Share of equal positions of two signature arrays (mh.signature_similarity in SQL)."""
+    """Share of equal positions of two signature arrays (rules.signature_similarity in SQL)."""
     same = F.aggregate(F.zip_with(F.col(a), F.col(b), lambda x, y: F.when(x == y, 1).otherwise(0)),
                        F.lit(0), lambda acc, v: acc + v)
     n = F.size(F.col(a))
@@ -197,7 +200,7 @@ def near_dedup(spark, pages_df: DataFrame, cfg: DedupConfig, checkpoint_dir: str
     lap("candidates")
     stats = {"candidate_pairs": candidate_pairs, "verified_pairs": 0, "rescued_pairs": 0, "clusters": 0,
              "removed": 0, "no_shingles": no_shingles, "cc_rounds": 0, "bands": bands, "rows": rows,
-             "threshold": round(mh.threshold(bands, rows), 4), "verify_jaccard": cfg.verify_jaccard,
+             "threshold": round(rules.threshold(bands, rows), 4), "verify_jaccard": cfg.verify_jaccard,
              "verify_with": cfg.verify_with}
     if candidate_pairs == 0:
         # no page shares a bucket with another (common in small or clean inputs): the verification,
@@ -329,3 +332,15 @@ def _no_near_duplicates(spark, pages_df: DataFrame, stats: dict, timings: dict) 
     empty = local_rows(spark, [], DUPLICATES)
     return NearDedupResult(kept=pages_df.select(*pages_df.columns), duplicates=empty, counts=stats,
                            sample_pairs=[], timings=timings)
+
+
+def near_removals(spark, pages, cfg: Config, checkpoint_dir: str, log=print):
+    """(counts, removed rows as DEDUP_REMOVED, the persisted input to unpersist once written)."""
+    # near dedup reads its input several times: computed once (the earlier removals applied)
+    docs = persisted(pages.select(*schemas.columns(profile_of(cfg).pages_schema)), StorageLevel.MEMORY_AND_DISK)
+    res = near_dedup(spark, docs, cfg.dedup, checkpoint_dir)
+    log("[ingest] near dedup seconds: " + ", ".join(f"{k} {v}" for k, v in (res.timings or {}).items()))
+    dups = res.duplicates.select(*schemas.columns(schemas.DUPLICATES),
+                                 F.lit(None).cast("string").alias("warc_file"),
+                                 F.lit(None).cast("bigint").alias("warc_offset"))
+    return dict(res.counts or {}), dups, docs

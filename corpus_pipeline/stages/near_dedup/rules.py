@@ -40,7 +40,7 @@ from typing import Iterable, Iterator, Optional, Sequence
 
 import numpy as np
 
-from ..text import CJK_RANGES, TokenHashCache
+from ...text import CJK_RANGES, TokenHashCache
 
 SCHEME = "affine32"          # pinned: see module docstring and docs/facts.md
 _BATCH = 8192                # shingles per update_batch call (bounds memory on huge documents)
