@@ -315,14 +315,15 @@ def test_the_engine_knows_no_stage():
 
 
 def test_a_stage_folder_holds_its_class_step_and_rules():
-    """Every folder under stages/ has the three files, and its package imports none of them (an
-    executor loading the rules loads neither pyspark nor the recipe)."""
+    """Every folder under stages/ has its stage class and its DataFrame step (its pure rules too, where
+    it has rules of its own), and its package imports none of them (an executor loading the rules loads
+    neither pyspark nor the recipe)."""
     folders = [p for p in (PKG / "stages").iterdir() if p.is_dir() and not p.name.startswith("_")]
     assert folders
     known = _modules()
     heavy = _brings_pyspark(known)
     for d in folders:
-        assert {f"{STAGE_CLASS}.py", f"{STEP}.py", "rules.py", "__init__.py"} <= {f.name for f in d.iterdir()}, d
+        assert {f"{STAGE_CLASS}.py", f"{STEP}.py", "__init__.py"} <= {f.name for f in d.iterdir()}, d
         assert f"corpus_pipeline.stages.{d.name}.rules" not in heavy, d.name
         assert f"corpus_pipeline.stages.{d.name}" not in heavy, d.name
 

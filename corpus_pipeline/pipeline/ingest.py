@@ -12,7 +12,7 @@
    own marker records the totals.
 2. the dedup stages, one per rule (``url_dedup``: per normalized URL the latest
    fetch survives; ``exact_dedup``: per normalized-text hash the smallest
-   ``page_id``; ``near_dedup``: MinHash, its own folder :mod:`corpus_pipeline.stages.near_dedup`).
+   ``page_id``; ``near_dedup``: MinHash; each in its folder, ``corpus_pipeline/stages/<name>/``).
    Each stores only what it removed (``DEDUP_REMOVED``); its input is the
    extracted pages minus the removals of the dedup stages before it, so no
    stage copies the corpus and every rule ignores partitioning.
@@ -184,6 +184,10 @@ class Dedup(Stage):
         n = write_counted(df, staging, self.schema)
         return {f"{self.kind}_duplicates": n, **extra}
 
+    def subtract(self, pages, removed):
+        """``pages`` less this stage's committed removals ``removed``."""
+        return sparkingest.without_pages(pages, removed)
+
     def describe(self, cfg) -> str:
         return self.about + ("" if self.enabled(cfg) else " (off)")
 
@@ -202,27 +206,10 @@ def dedup_stages(ctx, before: Optional[Stage] = None) -> list[Dedup]:
 def remaining(ctx, before: Optional[Stage] = None):
     """The extracted pages minus the rows the dedup stages (before ``before``) removed."""
     pages = sparkingest.page_rows(ctx.read("extract"))
-    removed = [(s.kind, ctx.read(s.name), ctx.counts(s.name).get(f"{s.kind}_duplicates", 0))
-               for s in dedup_stages(ctx, before)]
-    return sparkingest.remaining(pages, removed)
-
-
-class UrlDedup(Dedup):
-    name, path, kind = "url_dedup", "ingest/url_dedup", "url"
-    keys = ("dedup.url",)
-    about = "of several fetches of one URL, keep the latest"
-
-    def removals(self, pages, ctx):
-        return {}, sparkingest.url_dedup(pages)[1]
-
-
-class ExactDedup(Dedup):
-    name, path, kind = "exact_dedup", "ingest/exact_dedup", "exact"
-    keys = ("dedup.exact",)
-    about = "identical normalized text: keep the smallest page_id"
-
-    def removals(self, pages, ctx):
-        return {}, sparkingest.exact_dedup(pages)[1]
+    for s in dedup_stages(ctx, before):
+        if ctx.counts(s.name).get(f"{s.kind}_duplicates", 0):     # the stage removed nothing: no join
+            pages = s.subtract(pages, ctx.read(s.name))
+    return pages
 
 
 def _dedup_counts(ctx) -> dict:

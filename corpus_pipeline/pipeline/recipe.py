@@ -17,8 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .final import Canaries, Contamination, Corpus
+from ..stages.exact_dedup.stage import ExactDedup
 from ..stages.near_dedup.stage import NearDedup
-from .ingest import Extract, ExactDedup, Pages, PagesDuplicates, PagesSkips, UrlDedup
+from ..stages.url_dedup.stage import UrlDedup
+from .ingest import Extract, Pages, PagesDuplicates, PagesSkips
 from .iteration import Annotations, Collected, Domains, Eval, Model, Prefixes, Prepared, Scores, Seed, StopRule
 from .stage import Stage
 

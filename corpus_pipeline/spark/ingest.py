@@ -1,5 +1,6 @@
-"""Ingest's Spark steps: extraction tasks over file groups, and the URL and exact dedup rules (near
-dedup's step is in its stage folder, :mod:`corpus_pipeline.stages.near_dedup.step`).
+"""Ingest's Spark steps: extraction tasks over file groups, the staged table's page and counter rows,
+and the anti-join the dedup stages' removals are applied with (each dedup rule's step is in its stage
+folder, ``corpus_pipeline/stages/{url,exact,near}_dedup/step.py``).
 
 The stages that use them (and commit their results) are in
 :mod:`corpus_pipeline.pipeline.ingest`.
@@ -9,7 +10,6 @@ from __future__ import annotations
 import json
 import time
 
-from pyspark.sql import Window
 from pyspark.sql import functions as F
 
 from .. import fs as fsmod
@@ -86,31 +86,6 @@ def sum_counters(pairs) -> dict:
     return out
 
 
-def url_dedup(pages):
-    """(kept, duplicates): one row per page_id, the latest fetch (ties by warc_file, warc_offset).
-    Duplicates carry the removed record's ``warc_file`` and ``warc_offset`` (``DEDUP_REMOVED``)."""
-    w = Window.partitionBy("page_id").orderBy(
-        F.col("fetched_at").desc_nulls_last(), F.col("warc_file").desc_nulls_last(),
-        F.col("warc_offset").desc_nulls_last())
-    ranked = pages.withColumn("_rn", F.row_number().over(w))
-    kept = ranked.where(F.col("_rn") == 1).drop("_rn")
-    dups = ranked.where(F.col("_rn") > 1).select(
-        F.col("page_id"), F.col("page_id").alias("kept_page_id"), F.lit("url").alias("kind"),
-        F.lit(1.0).alias("similarity"), "warc_file", "warc_offset")
-    return kept, dups
-
-
-def exact_dedup(pages):
-    """(kept, duplicates): one row per text_hash, the smallest page_id survives (``DEDUP_REMOVED``)."""
-    w = Window.partitionBy("text_hash").orderBy(F.col("page_id").asc())
-    ranked = pages.withColumn("_rn", F.row_number().over(w)).withColumn("_keep", F.first("page_id").over(w))
-    kept = ranked.where(F.col("_rn") == 1).drop("_rn", "_keep")
-    dups = ranked.where(F.col("_rn") > 1).select(
-        F.col("page_id"), F.col("_keep").alias("kept_page_id"), F.lit("exact").alias("kind"),
-        F.lit(1.0).alias("similarity"), "warc_file", "warc_offset")
-    return kept, dups
-
-
 def empty(spark, ddl: str):
     return rows_to_df(spark, [], ddl)
 
@@ -127,18 +102,9 @@ def read_batches(spark, paths: list[str], ddl: str = STAGED):
     return spark.read.schema(struct(ddl)).parquet(*[fsmod.to_spark_uri(p) for p in paths])
 
 
-def remaining(pages, removed: list):
-    """The extracted pages minus the rows earlier dedup steps removed ((kind, rows, how many))."""
-    for kind, df, n in removed:
-        if not n:
-            continue                      # the step removed nothing: no join
-        if kind == "url":
-            # a removed fetch has its survivor's page_id, and a record read twice (a retried file) has
-            # its twin's WARC position too: re-apply the deterministic rule instead of an anti-join
-            pages = url_dedup(pages)[0]
-        else:
-            pages = pages.join(df.select("page_id"), "page_id", "left_anti")
-    return pages
+def without_pages(pages, removed):
+    """``pages`` less the rows whose page_id is in ``removed`` (an anti-join)."""
+    return pages.join(removed.select("page_id"), "page_id", "left_anti")
 
 
 def page_rows(staged):
