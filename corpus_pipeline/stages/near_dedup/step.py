@@ -54,7 +54,6 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ... import fs as fsmod
-from ... import schemas
 from ...config import Config, DedupConfig
 from ...profiles import for_config as profile_of
 from ...schemas import DUPLICATES, columns
@@ -337,10 +336,10 @@ def _no_near_duplicates(spark, pages_df: DataFrame, stats: dict, timings: dict) 
 def near_removals(spark, pages, cfg: Config, checkpoint_dir: str, log=print):
     """(counts, removed rows as DEDUP_REMOVED, the persisted input to unpersist once written)."""
     # near dedup reads its input several times: computed once (the earlier removals applied)
-    docs = persisted(pages.select(*schemas.columns(profile_of(cfg).pages_schema)), StorageLevel.MEMORY_AND_DISK)
+    docs = persisted(pages.select(*columns(profile_of(cfg).pages_schema)), StorageLevel.MEMORY_AND_DISK)
     res = near_dedup(spark, docs, cfg.dedup, checkpoint_dir)
     log("[ingest] near dedup seconds: " + ", ".join(f"{k} {v}" for k, v in (res.timings or {}).items()))
-    dups = res.duplicates.select(*schemas.columns(schemas.DUPLICATES),
+    dups = res.duplicates.select(*columns(DUPLICATES),
                                  F.lit(None).cast("string").alias("warc_file"),
                                  F.lit(None).cast("bigint").alias("warc_offset"))
     return dict(res.counts or {}), dups, docs
