@@ -169,6 +169,11 @@ class Dedup(Stage):
     section = "dedup"
     kind = ""                       # url, exact, near: counted as <kind>_duplicates
 
+    @property
+    def count_key(self) -> str:
+        """The marker count of the rows this stage removed."""
+        return f"{self.kind}_duplicates"
+
     def enabled(self, cfg) -> bool:
         return bool(getattr(cfg.dedup, self.kind))
 
@@ -179,10 +184,10 @@ class Dedup(Stage):
     def build(self, ctx, staging: str) -> dict:
         if not self.enabled(ctx.cfg):
             ctx.write_table(sparkingest.empty(ctx.spark, self.schema), staging, self.schema)
-            return {f"{self.kind}_duplicates": 0}
+            return {self.count_key: 0}
         extra, df = self.removals(remaining(ctx, before=self), ctx)
         n = write_counted(df, staging, self.schema)
-        return {f"{self.kind}_duplicates": n, **extra}
+        return {self.count_key: n, **extra}
 
     def subtract(self, pages, removed):
         """``pages`` less this stage's committed removals ``removed``."""
@@ -207,7 +212,7 @@ def remaining(ctx, before: Optional[Stage] = None):
     """The extracted pages minus the rows the dedup stages (before ``before``) removed."""
     pages = sparkingest.page_rows(ctx.read("extract"))
     for s in dedup_stages(ctx, before):
-        if ctx.counts(s.name).get(f"{s.kind}_duplicates", 0):     # the stage removed nothing: no join
+        if ctx.counts(s.name).get(s.count_key, 0):     # the stage removed nothing: no join
             pages = s.subtract(pages, ctx.read(s.name))
     return pages
 
@@ -238,7 +243,7 @@ class PagesDuplicates(TableStage):
     def build(self, ctx, staging: str) -> dict:
         ctx.write_table(self.table(ctx), staging, self.schema)
         counts = _dedup_counts(ctx)
-        return {f"{s.kind}_duplicates": counts.get(f"{s.kind}_duplicates", 0) for s in dedup_stages(ctx)}
+        return {s.count_key: counts.get(s.count_key, 0) for s in dedup_stages(ctx)}
 
 
 class PagesSkips(TableStage):
@@ -279,9 +284,8 @@ class Pages(TableStage):
         ctx.write_table(self.table(ctx), staging, self.schema_for(ctx.cfg))
         ext = ctx.counts("extract")
         dres = ctx.counts("pages_duplicates")
-        kinds = [s.kind for s in dedup_stages(ctx)]
         counts = {k: ext.get(k, 0) for k in STAT_KEYS}
-        removed_rows = sum(dres.get(f"{k}_duplicates", 0) for k in kinds)
+        removed_rows = sum(dres.get(s.count_key, 0) for s in dedup_stages(ctx))
         counts.update({
             "inputs": ext.get("inputs", 0),
             "pages": counts["pages_extracted"] - removed_rows,   # every removal row is one extracted row
